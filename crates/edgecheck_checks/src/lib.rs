@@ -1,0 +1,1 @@
+//! edgecheck_checks

@@ -1,0 +1,165 @@
+//! Findings: what a check reports, with evidence and a fix.
+
+use crate::check::CheckMeta;
+use crate::layer::{Layer, Severity};
+use crate::object::{Object, ObjectRef};
+
+/// One finding. The JSON renderer writes exactly DESIGN.md's fields from it.
+#[derive(Debug, Clone)]
+pub struct Finding {
+    /// The check that produced it (code, name, layer, docs).
+    pub meta: &'static CheckMeta,
+    /// Severity; the check's default unless the check lowered or raised it (absence rule, expiry).
+    pub severity: Severity,
+    /// The object the finding is about.
+    pub object: ObjectRef,
+    /// The other objects involved.
+    pub related: Vec<ObjectRef>,
+    /// The file of `object`, when it came from a file.
+    pub file: Option<String>,
+    /// The line of the field the finding points at (or of the object).
+    pub line: Option<u32>,
+    /// The fact, then the consequence.
+    pub message: String,
+    /// What was seen: fields, conditions, SANs, probe results. Never secret values.
+    pub evidence: Vec<String>,
+    /// What to do, imperative.
+    pub fix: Option<String>,
+    /// A patch to apply by hand (YAML), when the fix is mechanical.
+    pub patch: Option<String>,
+}
+
+impl Finding {
+    /// The check's code.
+    pub fn code(&self) -> &'static str {
+        self.meta.code
+    }
+
+    /// The check's layer.
+    pub fn layer(&self) -> Layer {
+        self.meta.layer
+    }
+
+    /// The sort key: severity, then layer (path order), object, code, line.
+    pub fn sort_key(&self) -> (Severity, u8, &ObjectRef, &'static str, Option<u32>, &str) {
+        (self.severity, self.meta.layer.path_rank(false), &self.object, self.meta.code, self.line, &self.message)
+    }
+}
+
+/// Where a check reports. One per check run; knows the check's metadata.
+pub struct Findings<'a> {
+    meta: &'static CheckMeta,
+    out: &'a mut Vec<Finding>,
+}
+
+impl<'a> Findings<'a> {
+    /// A sink for `meta`'s findings.
+    pub fn new(meta: &'static CheckMeta, out: &'a mut Vec<Finding>) -> Self {
+        Findings { meta, out }
+    }
+
+    /// Starts a finding about `object`, pointing at the field `path` (see
+    /// [`crate::LineTable::hash_path`]; `""` for the object itself).
+    #[must_use = "call .emit() to report the finding"]
+    pub fn at(&mut self, object: &Object, path: &str) -> FindingBuilder<'_, 'a> {
+        let line = if path.is_empty() { object.source.line } else { object.line_at(path) };
+        let finding = Finding {
+            meta: self.meta,
+            severity: self.meta.severity,
+            object: object.to_ref(),
+            related: Vec::new(),
+            file: object.source.file.clone(),
+            line,
+            message: String::new(),
+            evidence: Vec::new(),
+            fix: None,
+            patch: None,
+        };
+        FindingBuilder { sink: self, finding }
+    }
+
+    /// Starts a finding about something that is not a loaded object (a probed endpoint, a file).
+    #[must_use = "call .emit() to report the finding"]
+    pub fn about(&mut self, object: ObjectRef, file: Option<String>, line: Option<u32>) -> FindingBuilder<'_, 'a> {
+        let finding = Finding {
+            meta: self.meta,
+            severity: self.meta.severity,
+            object,
+            related: Vec::new(),
+            file,
+            line,
+            message: String::new(),
+            evidence: Vec::new(),
+            fix: None,
+            patch: None,
+        };
+        FindingBuilder { sink: self, finding }
+    }
+}
+
+/// A finding being built.
+pub struct FindingBuilder<'s, 'a> {
+    sink: &'s mut Findings<'a>,
+    finding: Finding,
+}
+
+impl FindingBuilder<'_, '_> {
+    /// The message: the fact, then the consequence.
+    pub fn message(mut self, m: impl Into<String>) -> Self {
+        self.finding.message = m.into();
+        self
+    }
+
+    /// Adds a related object.
+    pub fn related(mut self, r: ObjectRef) -> Self {
+        if !self.finding.related.contains(&r) && r != self.finding.object {
+            self.finding.related.push(r);
+        }
+        self
+    }
+
+    /// Adds related objects.
+    pub fn related_all(mut self, rs: impl IntoIterator<Item = ObjectRef>) -> Self {
+        for r in rs {
+            self = self.related(r);
+        }
+        self
+    }
+
+    /// Adds a piece of evidence.
+    pub fn evidence(mut self, e: impl Into<String>) -> Self {
+        self.finding.evidence.push(e.into());
+        self
+    }
+
+    /// The fix, imperative.
+    pub fn fix(mut self, f: impl Into<String>) -> Self {
+        self.finding.fix = Some(f.into());
+        self
+    }
+
+    /// A YAML patch that applies the fix.
+    pub fn patch(mut self, p: impl Into<String>) -> Self {
+        self.finding.patch = Some(p.into());
+        self
+    }
+
+    /// Overrides the check's default severity.
+    pub fn severity(mut self, s: Severity) -> Self {
+        self.finding.severity = s;
+        self
+    }
+
+    /// Points at another line.
+    pub fn line(mut self, line: Option<u32>) -> Self {
+        if line.is_some() {
+            self.finding.line = line;
+        }
+        self
+    }
+
+    /// Reports the finding.
+    pub fn emit(self) {
+        self.sink.out.push(self.finding);
+    }
+}

@@ -1,0 +1,26 @@
+//! The model of edgecheck: objects as loaded, their kinds, the reference graph, findings and the
+//! certificate model. This crate does no I/O; loaders fill an [`Inventory`], checks read a [`Graph`].
+//!
+//! Data flow: `Inventory` (objects with sources) → [`Graph`] (typed views + resolved edges) →
+//! checks (in `edgecheck_checks`) → [`Finding`]s → renderers (in `edgecheck_report`).
+
+pub mod cert;
+pub mod check;
+pub mod finding;
+pub mod graph;
+pub mod hostname;
+pub mod inventory;
+pub mod kind;
+pub mod layer;
+pub mod object;
+pub mod reasons;
+pub mod secret;
+pub mod views;
+
+pub use check::{Check, CheckContext, CheckMeta, Options};
+pub use finding::{Finding, Findings};
+pub use graph::{Edge, EdgeKind, Graph, ObjId, Target};
+pub use inventory::{Inventory, LoadProblem, LoadProblemKind, RepoInfo};
+pub use kind::Kind;
+pub use layer::{Layer, Severity};
+pub use object::{LineTable, Object, ObjectRef, Source};

@@ -1,0 +1,95 @@
+//! What edgecheck learns from a Secret's data: keys, lengths, certificates and keys' public halves.
+//! Never the values.
+
+use std::collections::BTreeMap;
+
+use crate::cert::{parse_pem, CertInfo, KeyInfo};
+
+/// Keys whose values are not secret and may be kept (Argo CD repository Secrets name their URL,
+/// type and project in them; checks need the URL).
+pub const NON_SECRET_KEYS: &[&str] = &["url", "type", "name", "project", "insecure", "enableLfs", "proxy", "noProxy", "forceHttpBasicAuth", "enableOCI"];
+
+/// The Secret, minus its values.
+#[derive(Debug, Clone, Default)]
+pub struct SecretInfo {
+    /// `type`, defaulted to `Opaque`.
+    pub secret_type: String,
+    /// Each data key (from `data` and `stringData`) with the length of its decoded value in bytes.
+    pub lengths: BTreeMap<String, usize>,
+    /// The certificates in `tls.crt`, in order (leaf first, as served).
+    pub certs: Vec<CertInfo>,
+    /// Why `tls.crt` could not be read, when it could not.
+    pub cert_error: Option<String>,
+    /// The key in `tls.key`.
+    pub key: Option<KeyInfo>,
+    /// Why `tls.key` could not be read.
+    pub key_error: Option<String>,
+    /// Values of [`NON_SECRET_KEYS`] for Argo CD repository Secrets.
+    pub kept: BTreeMap<String, String>,
+    /// The data is encrypted in Git (SOPS); values cannot be read and are not judged.
+    pub encrypted: bool,
+}
+
+impl SecretInfo {
+    /// Builds the summary from decoded values. `keep` says whether [`NON_SECRET_KEYS`] may be kept.
+    pub fn from_values(secret_type: &str, values: &BTreeMap<String, Vec<u8>>, keep: bool, encrypted: bool) -> SecretInfo {
+        let mut info = SecretInfo {
+            secret_type: if secret_type.is_empty() { "Opaque".into() } else { secret_type.into() },
+            encrypted,
+            ..SecretInfo::default()
+        };
+        for (k, v) in values {
+            info.lengths.insert(k.clone(), v.len());
+            if keep && NON_SECRET_KEYS.contains(&k.as_str()) {
+                info.kept.insert(k.clone(), String::from_utf8_lossy(v).into_owned());
+            }
+        }
+        if encrypted {
+            return info;
+        }
+        let is_pem_cert = |k: &str| k == "tls.crt";
+        for (k, v) in values {
+            if is_pem_cert(k) && !v.is_empty() {
+                match std::str::from_utf8(v).map_err(|_| "not text".to_string()).and_then(|t| parse_pem(t).map_err(|e| e.to_string())) {
+                    Ok(blocks) => {
+                        for b in blocks.iter().filter(|b| b.label == "CERTIFICATE") {
+                            match CertInfo::from_der(&b.der) {
+                                Ok(c) => info.certs.push(c),
+                                Err(e) => info.cert_error = Some(format!("block at line {}: {e}", b.line)),
+                            }
+                        }
+                        if info.certs.is_empty() && info.cert_error.is_none() {
+                            info.cert_error = Some("no CERTIFICATE block".into());
+                        }
+                    }
+                    Err(e) => info.cert_error = Some(e),
+                }
+            }
+            if k == "tls.key" && !v.is_empty() {
+                match std::str::from_utf8(v).map_err(|_| "not text".to_string()).and_then(|t| parse_pem(t).map_err(|e| e.to_string())) {
+                    Ok(blocks) => match KeyInfo::from_pem(&blocks) {
+                        Ok(key) => info.key = Some(key),
+                        Err(e) => info.key_error = Some(e),
+                    },
+                    Err(e) => info.key_error = Some(e),
+                }
+            }
+        }
+        info
+    }
+
+    /// The leaf certificate.
+    pub fn leaf(&self) -> Option<&CertInfo> {
+        self.certs.first()
+    }
+
+    /// Whether the key matches the leaf; `None` when either is missing or it cannot be told.
+    pub fn key_matches(&self) -> Option<bool> {
+        self.key.as_ref()?.matches(self.leaf()?)
+    }
+
+    /// True when `key` is in the data.
+    pub fn has_key(&self, key: &str) -> bool {
+        self.lengths.contains_key(key)
+    }
+}

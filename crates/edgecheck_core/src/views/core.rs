@@ -1,0 +1,326 @@
+//! Core and apps kinds: Service, workloads (pod templates), ConfigMap, Event, Namespace, EndpointSlice.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::PortRef;
+
+/// A Service.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Service {
+    /// Spec.
+    pub spec: ServiceSpec,
+    /// Status.
+    pub status: Option<ServiceStatus>,
+}
+
+/// Service spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ServiceSpec {
+    /// `ClusterIP` (default), `NodePort`, `LoadBalancer`, `ExternalName`.
+    #[serde(rename = "type")]
+    pub service_type: Option<String>,
+    /// Pod selector; `None` for Services without selector (manual Endpoints).
+    pub selector: Option<BTreeMap<String, String>>,
+    /// Ports.
+    pub ports: Vec<ServicePort>,
+    /// ExternalName target.
+    pub external_name: Option<String>,
+    /// `clusterIP` (`None` for headless).
+    #[serde(rename = "clusterIP")]
+    pub cluster_ip: Option<String>,
+    /// `loadBalancerClass`.
+    pub load_balancer_class: Option<String>,
+}
+
+impl ServiceSpec {
+    /// The type, defaulted.
+    pub fn kind(&self) -> &str {
+        self.service_type.as_deref().unwrap_or("ClusterIP")
+    }
+}
+
+/// A Service port.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ServicePort {
+    /// Name.
+    pub name: Option<String>,
+    /// Port.
+    pub port: i64,
+    /// Target port (defaults to `port`).
+    pub target_port: Option<PortRef>,
+    /// `TCP`, `UDP`, `SCTP`.
+    pub protocol: Option<String>,
+    /// `appProtocol` (`http`, `https`, `kubernetes.io/h2c`, ...).
+    pub app_protocol: Option<String>,
+    /// Node port.
+    pub node_port: Option<i64>,
+}
+
+impl ServicePort {
+    /// The target port, defaulted to the port number.
+    pub fn target(&self) -> PortRef {
+        self.target_port.clone().unwrap_or(PortRef::Number(self.port))
+    }
+}
+
+/// Service status.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ServiceStatus {
+    /// LoadBalancer status.
+    pub load_balancer: Option<LoadBalancerStatus>,
+}
+
+/// `status.loadBalancer`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LoadBalancerStatus {
+    /// Addresses.
+    pub ingress: Vec<LoadBalancerIngress>,
+}
+
+/// One LoadBalancer address.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LoadBalancerIngress {
+    /// IP.
+    pub ip: Option<String>,
+    /// Host name.
+    pub hostname: Option<String>,
+}
+
+/// The pod template of a workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob) or a
+/// Pod itself, with the workload's replica count and status.
+#[derive(Debug, Clone, Default)]
+pub struct Workload {
+    /// Labels of the pods it creates.
+    pub labels: BTreeMap<String, String>,
+    /// Containers (init containers not included).
+    pub containers: Vec<Container>,
+    /// Init containers.
+    pub init_containers: Vec<Container>,
+    /// `spec.replicas` when set.
+    pub replicas: Option<i64>,
+    /// The field path of the pod spec in the object (`spec.template.spec`, `spec`, ...).
+    pub pod_spec_path: &'static str,
+    /// Status, as written.
+    pub status: Option<Value>,
+}
+
+impl<'de> Deserialize<'de> for Workload {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let kind = v.get("kind").and_then(Value::as_str).unwrap_or("");
+        let (template, path): (Option<&Value>, &'static str) = match kind {
+            "Pod" => (Some(&v), "spec"),
+            "CronJob" => (v.pointer("/spec/jobTemplate/spec/template"), "spec.jobTemplate.spec.template.spec"),
+            _ => (v.pointer("/spec/template"), "spec.template.spec"),
+        };
+        let template: PodTemplate = match template {
+            Some(t) => PodTemplate::deserialize(t).map_err(serde::de::Error::custom)?,
+            None => PodTemplate::default(),
+        };
+        Ok(Workload {
+            labels: template.metadata.labels,
+            containers: template.spec.containers,
+            init_containers: template.spec.init_containers,
+            replicas: v.pointer("/spec/replicas").and_then(Value::as_i64),
+            pod_spec_path: path,
+            status: v.get("status").filter(|s| !s.is_null()).cloned(),
+        })
+    }
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct PodTemplate {
+    metadata: TemplateMeta,
+    spec: PodSpec,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+struct TemplateMeta {
+    labels: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+struct PodSpec {
+    containers: Vec<Container>,
+    init_containers: Vec<Container>,
+}
+
+/// A container.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Container {
+    /// Name.
+    pub name: String,
+    /// Image.
+    pub image: Option<String>,
+    /// Command.
+    pub command: Vec<String>,
+    /// Args.
+    pub args: Vec<String>,
+    /// Ports.
+    pub ports: Vec<ContainerPort>,
+    /// Environment (values as written; `valueFrom` kept raw).
+    pub env: Vec<EnvVar>,
+    /// Readiness probe.
+    pub readiness_probe: Option<Probe>,
+    /// Liveness probe.
+    pub liveness_probe: Option<Probe>,
+    /// Startup probe.
+    pub startup_probe: Option<Probe>,
+}
+
+impl Container {
+    /// The container port with this name.
+    pub fn port_named(&self, name: &str) -> Option<&ContainerPort> {
+        self.ports.iter().find(|p| p.name.as_deref() == Some(name))
+    }
+
+    /// Command and args, as one list.
+    pub fn argv(&self) -> impl Iterator<Item = &str> {
+        self.command.iter().chain(self.args.iter()).map(String::as_str)
+    }
+}
+
+/// A container port.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ContainerPort {
+    /// Name.
+    pub name: Option<String>,
+    /// Port.
+    pub container_port: i64,
+    /// Protocol.
+    pub protocol: Option<String>,
+}
+
+/// An env var.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EnvVar {
+    /// Name.
+    pub name: String,
+    /// Literal value.
+    pub value: Option<String>,
+}
+
+/// A probe.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Probe {
+    /// HTTP GET probe.
+    pub http_get: Option<HttpGetAction>,
+    /// TCP probe.
+    pub tcp_socket: Option<Value>,
+    /// gRPC probe.
+    pub grpc: Option<Value>,
+}
+
+/// `httpGet`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct HttpGetAction {
+    /// Path.
+    pub path: Option<String>,
+    /// Port.
+    pub port: Option<PortRef>,
+    /// `HTTP` (default) or `HTTPS`.
+    pub scheme: Option<String>,
+}
+
+/// A ConfigMap.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ConfigMap {
+    /// Data.
+    pub data: BTreeMap<String, String>,
+}
+
+/// An Event (core/v1 or events.k8s.io/v1).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Event {
+    /// core/v1 `involvedObject`.
+    pub involved_object: Option<EventObject>,
+    /// events.k8s.io `regarding`.
+    pub regarding: Option<EventObject>,
+    /// Reason.
+    pub reason: Option<String>,
+    /// core/v1 message.
+    pub message: Option<String>,
+    /// events.k8s.io note.
+    pub note: Option<String>,
+    /// `Normal` or `Warning`.
+    #[serde(rename = "type")]
+    pub event_type: Option<String>,
+    /// Count.
+    pub count: Option<i64>,
+    /// Source component.
+    pub source: Option<Value>,
+    /// `reportingController` / `reportingComponent`.
+    pub reporting_controller: Option<String>,
+    /// Last seen.
+    pub last_timestamp: Option<String>,
+}
+
+impl Event {
+    /// The object the event is about.
+    pub fn subject(&self) -> Option<&EventObject> {
+        self.involved_object.as_ref().or(self.regarding.as_ref())
+    }
+
+    /// The message, in either spelling.
+    pub fn text(&self) -> &str {
+        self.message.as_deref().or(self.note.as_deref()).unwrap_or("")
+    }
+}
+
+/// The object an Event names.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EventObject {
+    /// Kind.
+    pub kind: String,
+    /// Namespace.
+    pub namespace: Option<String>,
+    /// Name.
+    pub name: String,
+    /// apiVersion.
+    pub api_version: Option<String>,
+}
+
+/// A Namespace.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Namespace {}
+
+/// An EndpointSlice.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EndpointSlice {
+    /// Endpoints.
+    pub endpoints: Vec<SliceEndpoint>,
+    /// Ports.
+    pub ports: Vec<Value>,
+}
+
+/// One endpoint of a slice.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SliceEndpoint {
+    /// Addresses.
+    pub addresses: Vec<String>,
+    /// Conditions (`ready`, `serving`, `terminating`).
+    pub conditions: BTreeMap<String, Value>,
+}

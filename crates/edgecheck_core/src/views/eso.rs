@@ -1,0 +1,68 @@
+//! External Secrets Operator kinds.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+/// An ExternalSecret.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ExternalSecret {
+    /// Spec.
+    pub spec: ExternalSecretSpec,
+}
+
+/// ExternalSecret spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ExternalSecretSpec {
+    /// Store.
+    pub secret_store_ref: StoreRef,
+    /// Target.
+    pub target: ExternalSecretTarget,
+    /// Data (kept raw).
+    pub data: Vec<Value>,
+    /// DataFrom (kept raw).
+    pub data_from: Vec<Value>,
+    /// Refresh interval.
+    pub refresh_interval: Option<String>,
+}
+
+/// `secretStoreRef`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct StoreRef {
+    /// Name.
+    pub name: String,
+    /// `SecretStore` (default) or `ClusterSecretStore`.
+    pub kind: Option<String>,
+}
+
+/// `target`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ExternalSecretTarget {
+    /// Secret name (defaults to the ExternalSecret's).
+    pub name: Option<String>,
+    /// `Owner` (default), `Orphan`, `Merge`, `None`.
+    pub creation_policy: Option<String>,
+    /// `Retain` (default), `Delete`, `Merge`.
+    pub deletion_policy: Option<String>,
+    /// Template (kept raw).
+    pub template: Option<Value>,
+}
+
+/// A SecretStore or ClusterSecretStore.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SecretStore {
+    /// Spec.
+    pub spec: SecretStoreSpec,
+}
+
+/// Store spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct SecretStoreSpec {
+    /// Provider (kept raw).
+    pub provider: Value,
+}

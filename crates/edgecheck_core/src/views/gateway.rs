@@ -1,0 +1,297 @@
+//! Gateway API kinds.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::TypedRef;
+
+/// A GatewayClass.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GatewayClass {
+    /// Spec.
+    pub spec: GatewayClassSpec,
+}
+
+/// GatewayClass spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GatewayClassSpec {
+    /// Controller name (`io.cilium/gateway-controller`, ...).
+    pub controller_name: String,
+    /// Parameters.
+    pub parameters_ref: Option<TypedRef>,
+}
+
+/// A Gateway.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Gateway {
+    /// Spec.
+    pub spec: GatewaySpec,
+}
+
+/// Gateway spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GatewaySpec {
+    /// Class.
+    pub gateway_class_name: String,
+    /// Listeners.
+    pub listeners: Vec<Listener>,
+    /// Requested addresses.
+    pub addresses: Vec<Value>,
+    /// Infrastructure (labels, annotations, parametersRef).
+    pub infrastructure: Option<Value>,
+    /// `allowedListeners` (ListenerSet attachment).
+    pub allowed_listeners: Option<Value>,
+}
+
+/// A listener.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct Listener {
+    /// Name.
+    pub name: String,
+    /// Hostname.
+    pub hostname: Option<String>,
+    /// Port.
+    pub port: i64,
+    /// `HTTP`, `HTTPS`, `TLS`, `TCP`, `UDP`, or a domain-prefixed protocol.
+    pub protocol: String,
+    /// TLS config.
+    pub tls: Option<ListenerTls>,
+    /// Allowed routes.
+    pub allowed_routes: Option<AllowedRoutes>,
+}
+
+/// Listener TLS.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ListenerTls {
+    /// `Terminate` (default) or `Passthrough`.
+    pub mode: Option<String>,
+    /// Certificates.
+    pub certificate_refs: Vec<TypedRef>,
+    /// Implementation options.
+    pub options: BTreeMap<String, Value>,
+}
+
+/// `allowedRoutes`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AllowedRoutes {
+    /// Namespaces.
+    pub namespaces: Option<RouteNamespaces>,
+    /// Kinds.
+    pub kinds: Vec<RouteGroupKind>,
+}
+
+/// `allowedRoutes.namespaces`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RouteNamespaces {
+    /// `Same` (default), `All`, `Selector`.
+    pub from: Option<String>,
+    /// Label selector for `Selector`.
+    pub selector: Option<LabelSelector>,
+}
+
+/// A label selector.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct LabelSelector {
+    /// Equality terms.
+    pub match_labels: BTreeMap<String, String>,
+    /// Set terms.
+    pub match_expressions: Vec<LabelSelectorRequirement>,
+}
+
+/// One `matchExpressions` term.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct LabelSelectorRequirement {
+    /// Key.
+    pub key: String,
+    /// `In`, `NotIn`, `Exists`, `DoesNotExist`.
+    pub operator: String,
+    /// Values.
+    pub values: Vec<String>,
+}
+
+impl LabelSelector {
+    /// Whether `labels` satisfy the selector. An empty selector matches everything.
+    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
+        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+            && self.match_expressions.iter().all(|e| {
+                let have = labels.get(&e.key);
+                match e.operator.as_str() {
+                    "In" => have.is_some_and(|v| e.values.contains(v)),
+                    "NotIn" => have.is_none_or(|v| !e.values.contains(v)),
+                    "Exists" => have.is_some(),
+                    "DoesNotExist" => have.is_none(),
+                    _ => false,
+                }
+            })
+    }
+}
+
+/// A route kind `{group, kind}`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default)]
+pub struct RouteGroupKind {
+    /// Group (defaults to gateway.networking.k8s.io).
+    pub group: Option<String>,
+    /// Kind.
+    pub kind: String,
+}
+
+/// Any route: HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct Route {
+    /// Spec.
+    pub spec: RouteSpec,
+}
+
+/// Route spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RouteSpec {
+    /// Parents.
+    pub parent_refs: Vec<ParentRef>,
+    /// Hostnames (HTTP, GRPC, TLS routes).
+    pub hostnames: Vec<String>,
+    /// Rules.
+    pub rules: Vec<RouteRule>,
+}
+
+/// A parentRef.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ParentRef {
+    /// Group (defaults to gateway.networking.k8s.io).
+    pub group: Option<String>,
+    /// Kind (defaults to Gateway).
+    pub kind: Option<String>,
+    /// Namespace (defaults to the route's).
+    pub namespace: Option<String>,
+    /// Name.
+    pub name: String,
+    /// Listener name.
+    pub section_name: Option<String>,
+    /// Listener port.
+    pub port: Option<i64>,
+}
+
+/// A route rule.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct RouteRule {
+    /// Backends.
+    pub backend_refs: Vec<BackendRef>,
+    /// Matches (kept raw).
+    pub matches: Vec<Value>,
+    /// Filters (kept raw).
+    pub filters: Vec<Value>,
+    /// Rule name.
+    pub name: Option<String>,
+}
+
+/// A backendRef.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct BackendRef {
+    /// Group (`""` core).
+    pub group: Option<String>,
+    /// Kind (defaults to Service).
+    pub kind: Option<String>,
+    /// Name.
+    pub name: String,
+    /// Namespace (defaults to the route's).
+    pub namespace: Option<String>,
+    /// Port.
+    pub port: Option<i64>,
+    /// Weight.
+    pub weight: Option<i64>,
+}
+
+/// A ReferenceGrant.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ReferenceGrant {
+    /// Spec.
+    pub spec: ReferenceGrantSpec,
+}
+
+/// ReferenceGrant spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ReferenceGrantSpec {
+    /// Who may refer.
+    pub from: Vec<GrantFrom>,
+    /// What may be referred to.
+    pub to: Vec<GrantTo>,
+}
+
+/// `from` entry.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GrantFrom {
+    /// Group.
+    pub group: String,
+    /// Kind.
+    pub kind: String,
+    /// Namespace.
+    pub namespace: String,
+}
+
+/// `to` entry.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct GrantTo {
+    /// Group.
+    pub group: String,
+    /// Kind.
+    pub kind: String,
+    /// Name (all when absent).
+    pub name: Option<String>,
+}
+
+/// A ListenerSet (XListenerSet in the experimental group).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct ListenerSet {
+    /// Spec.
+    pub spec: ListenerSetSpec,
+}
+
+/// ListenerSet spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ListenerSetSpec {
+    /// The Gateway it attaches to.
+    pub parent_ref: ParentRef,
+    /// Listeners.
+    pub listeners: Vec<Listener>,
+}
+
+/// A BackendTLSPolicy.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct BackendTlsPolicy {
+    /// Spec.
+    pub spec: BackendTlsPolicySpec,
+}
+
+/// BackendTLSPolicy spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct BackendTlsPolicySpec {
+    /// Targets.
+    pub target_refs: Vec<TypedRef>,
+    /// Validation.
+    pub validation: Value,
+}

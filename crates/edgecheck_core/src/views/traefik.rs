@@ -1,0 +1,109 @@
+//! Traefik CRDs (traefik.io and the old traefik.containo.us group).
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::PortRef;
+
+/// An IngressRoute or IngressRouteTCP.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TraefikRoute {
+    /// Spec.
+    pub spec: TraefikRouteSpec,
+}
+
+/// Spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TraefikRouteSpec {
+    /// Entry points (`web`, `websecure`, ...).
+    pub entry_points: Vec<String>,
+    /// Routes.
+    pub routes: Vec<TraefikRouteRule>,
+    /// TLS.
+    pub tls: Option<TraefikTls>,
+}
+
+/// One route.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TraefikRouteRule {
+    /// The rule (`Host(`a`) && PathPrefix(`/`)`, `HostSNI(`*`)`).
+    #[serde(rename = "match")]
+    pub rule: String,
+    /// `Rule`.
+    pub kind: Option<String>,
+    /// Services.
+    pub services: Vec<TraefikService>,
+    /// Middlewares.
+    pub middlewares: Vec<Value>,
+}
+
+/// A Traefik service reference.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TraefikService {
+    /// Name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: Option<String>,
+    /// `Service` (default) or `TraefikService`.
+    pub kind: Option<String>,
+    /// Port.
+    pub port: Option<PortRef>,
+    /// `http`, `https`, `h2c`.
+    pub scheme: Option<String>,
+    /// ServersTransport name.
+    pub servers_transport: Option<String>,
+}
+
+/// IngressRoute TLS.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TraefikTls {
+    /// Secret.
+    pub secret_name: Option<String>,
+    /// TLSOption reference.
+    pub options: Option<TraefikOptionRef>,
+    /// ACME resolver.
+    pub cert_resolver: Option<String>,
+    /// TCP passthrough.
+    pub passthrough: Option<bool>,
+    /// Domains (kept raw).
+    pub domains: Vec<Value>,
+}
+
+/// TLSOption reference.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TraefikOptionRef {
+    /// Name.
+    pub name: String,
+    /// Namespace.
+    pub namespace: Option<String>,
+}
+
+/// A TLSOption.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct TlsOption {
+    /// Spec.
+    pub spec: TlsOptionSpec,
+}
+
+/// TLSOption spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct TlsOptionSpec {
+    /// `VersionTLS10` ... `VersionTLS13`.
+    pub min_version: Option<String>,
+    /// Max version.
+    pub max_version: Option<String>,
+    /// Cipher suites.
+    pub cipher_suites: Vec<String>,
+    /// SNI strict.
+    pub sni_strict: Option<bool>,
+    /// ALPN protocols.
+    pub alpn_protocols: Vec<String>,
+}

@@ -1,0 +1,223 @@
+//! Loads files, directories, multi-document YAML, JSON and `kubectl get -o yaml` dumps (`List` and
+//! `*List` with `items`) into an [`Inventory`]. Bad input becomes a [`LoadProblem`] naming the file
+//! and line; the run goes on with everything else.
+
+mod objects;
+mod repo;
+pub mod yaml;
+
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use edgecheck_core::{Inventory, LineTable, LoadProblem, LoadProblemKind};
+use rayon::prelude::*;
+
+pub use objects::objects_from_document;
+
+/// What to load.
+#[derive(Debug, Clone, Default)]
+pub struct LoadOptions {
+    /// Extra `repoURL`s that name a linted path (config `repo-urls`), as (path, url).
+    pub repo_urls: Vec<(PathBuf, String)>,
+}
+
+/// Why nothing at all could be loaded from a path (exit code 2).
+#[derive(Debug)]
+pub enum LoadError {
+    /// The path does not exist.
+    NotFound(PathBuf),
+}
+
+
+impl std::fmt::Display for LoadError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LoadError::NotFound(p) => write!(f, "{}: no such file or directory", p.display()),
+        }
+    }
+}
+
+/// A file to read, with the name it is shown under.
+struct Input {
+    path: PathBuf,
+    display: String,
+    stdin: bool,
+}
+
+/// Loads every path. Paths that do not exist are returned as errors (the caller decides whether
+/// that is fatal); everything else is in the inventory, problems included.
+pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<LoadError>) {
+    let mut errors = Vec::new();
+    let mut inputs = Vec::new();
+    let mut skipped_templates = 0usize;
+    let mut inv = Inventory::default();
+    for p in paths {
+        if p.as_os_str() == "-" {
+            inputs.push(Input { path: p.clone(), display: "-".into(), stdin: true });
+            continue;
+        }
+        if !p.exists() {
+            errors.push(LoadError::NotFound(p.clone()));
+            continue;
+        }
+        if p.is_file() {
+            inputs.push(Input { path: p.clone(), display: display(p), stdin: false });
+            continue;
+        }
+        let charts = chart_dirs(p);
+        for entry in walkdir::WalkDir::new(p).sort_by_file_name().into_iter().filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e)) {
+            let entry = match entry {
+                Ok(e) => e,
+                Err(e) => {
+                    let path = e.path().map(display).unwrap_or_else(|| display(p));
+                    inv.problems.push(problem(LoadProblemKind::Unreadable, &path, None, format!("cannot read: {e}")));
+                    continue;
+                }
+            };
+            if !entry.file_type().is_file() || !has_manifest_extension(entry.path()) {
+                continue;
+            }
+            if charts.iter().any(|c| entry.path().starts_with(c.join("templates"))) {
+                skipped_templates += 1;
+                continue;
+            }
+            inputs.push(Input { path: entry.path().to_path_buf(), display: display(entry.path()), stdin: false });
+        }
+    }
+
+    let parsed: Vec<FileResult> = inputs.par_iter().map(load_input).collect();
+    inv.files = parsed.len();
+    inv.skipped_templates = skipped_templates;
+    for r in parsed {
+        inv.objects.extend(r.objects);
+        inv.problems.extend(r.problems);
+        inv.skipped_documents += r.skipped;
+        inv.dir_namespaces.extend(r.dir_namespaces);
+    }
+    repo::attach(&mut inv, &inputs.iter().filter(|i| !i.stdin).map(|i| i.path.clone()).collect::<Vec<_>>(), paths, options);
+    (inv, errors)
+}
+
+/// Loads text as if it were a file named `name` (tests, stdin).
+pub fn load_text(name: &str, text: &str) -> Inventory {
+    let r = parse_text(name, text, name.ends_with(".json"));
+    Inventory {
+        objects: r.objects,
+        problems: r.problems,
+        skipped_documents: r.skipped,
+        files: 1,
+        dir_namespaces: r.dir_namespaces,
+        ..Inventory::default()
+    }
+}
+
+#[derive(Default)]
+struct FileResult {
+    objects: Vec<edgecheck_core::Object>,
+    problems: Vec<LoadProblem>,
+    skipped: usize,
+    dir_namespaces: Vec<(String, String)>,
+}
+
+fn load_input(input: &Input) -> FileResult {
+    let bytes = if input.stdin {
+        let mut b = Vec::new();
+        match std::io::stdin().read_to_end(&mut b) {
+            Ok(_) => b,
+            Err(e) => return unreadable(&input.display, &e.to_string()),
+        }
+    } else {
+        match std::fs::read(&input.path) {
+            Ok(b) => b,
+            Err(e) => return unreadable(&input.display, &e.to_string()),
+        }
+    };
+    if bytes.contains(&0) {
+        return FileResult { problems: vec![problem(LoadProblemKind::Binary, &input.display, None, "binary file (contains NUL bytes), not a manifest".into())], ..FileResult::default() };
+    }
+    let text = match String::from_utf8(bytes) {
+        Ok(t) => t,
+        Err(e) => {
+            let line = e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
+            return FileResult {
+                problems: vec![problem(LoadProblemKind::Binary, &input.display, u32::try_from(line).ok(), "not UTF-8 text".into())],
+                ..FileResult::default()
+            };
+        }
+    };
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    parse_text(&input.display, text, input.path.extension().is_some_and(|e| e == "json"))
+}
+
+fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
+    let mut r = FileResult::default();
+    let docs = if json {
+        match yaml::parse_single(text) {
+            Ok(d) => d.into_iter().map(Ok).collect(),
+            Err(yerr) => match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(value) => vec![Ok(yaml::Document { line: 1, value, lines: LineTable::default() })],
+                Err(e) => {
+                    r.problems.push(problem(LoadProblemKind::JsonSyntax, file, u32::try_from(e.line()).ok(), format!("invalid JSON: {e}")));
+                    let _ = yerr;
+                    return r;
+                }
+            },
+        }
+    } else {
+        yaml::parse_documents(text)
+    };
+    for d in docs {
+        match d {
+            Ok(doc) => {
+                let lines = Arc::new(doc.lines);
+                objects::objects_from_document(file, doc.line, doc.value, &lines, &mut r.objects, &mut r.problems, &mut r.skipped, &mut r.dir_namespaces);
+            }
+            Err(e) => r.problems.push(problem(LoadProblemKind::YamlSyntax, file, Some(e.line), format!("invalid YAML: {} (column {})", e.message, e.col))),
+        }
+    }
+    r
+}
+
+fn unreadable(file: &str, why: &str) -> FileResult {
+    FileResult { problems: vec![problem(LoadProblemKind::Unreadable, file, None, format!("cannot read: {why}"))], ..FileResult::default() }
+}
+
+pub(crate) fn problem(kind: LoadProblemKind, file: &str, line: Option<u32>, message: String) -> LoadProblem {
+    LoadProblem { kind, file: file.to_string(), line, message, object: None, other: None }
+}
+
+fn display(p: &Path) -> String {
+    let s = p.to_string_lossy().replace('\\', "/");
+    s.strip_prefix("./").unwrap_or(&s).to_string()
+}
+
+fn has_manifest_extension(p: &Path) -> bool {
+    matches!(p.extension().and_then(|e| e.to_str()), Some("yaml" | "yml" | "json"))
+}
+
+fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
+    e.file_type().is_dir() && e.file_name().to_str().is_some_and(|n| n.starts_with('.') || n == "node_modules" || n == "target")
+}
+
+/// Directories holding a `Chart.yaml`: their `templates/` are Helm templates, not manifests.
+fn chart_dirs(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut cur = Some(root);
+    while let Some(d) = cur {
+        if d.join("Chart.yaml").is_file() {
+            out.push(d.to_path_buf());
+        }
+        cur = d.parent().filter(|p| !p.as_os_str().is_empty());
+    }
+    for e in walkdir::WalkDir::new(root).into_iter().filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e)).flatten() {
+        if e.file_type().is_file() && e.file_name() == "Chart.yaml" {
+            if let Some(parent) = e.path().parent() {
+                out.push(parent.to_path_buf());
+            }
+        }
+    }
+    out
+}
+
+impl std::error::Error for LoadError {}

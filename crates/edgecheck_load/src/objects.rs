@@ -1,0 +1,155 @@
+//! Documents to objects: `List` expansion, names and namespaces, Secret summaries and redaction.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use base64::Engine as _;
+use edgecheck_core::secret::SecretInfo;
+use edgecheck_core::{Kind, LineTable, LoadProblem, LoadProblemKind, Object, ObjectRef, Source};
+use serde_json::Value;
+
+use crate::problem;
+
+/// Turns one parsed document into objects (several for a `List`), appending to `out`.
+#[expect(clippy::too_many_arguments, reason = "one call site; the sinks are the loader's accumulators")]
+pub fn objects_from_document(
+    file: &str,
+    line: u32,
+    value: Value,
+    lines: &Arc<LineTable>,
+    out: &mut Vec<Object>,
+    problems: &mut Vec<LoadProblem>,
+    skipped: &mut usize,
+    dir_namespaces: &mut Vec<(String, String)>,
+) {
+    let api_version = value.get("apiVersion").and_then(Value::as_str).map(str::to_string);
+    let kind = value.get("kind").and_then(Value::as_str).map(str::to_string);
+    let (Some(api_version), Some(kind)) = (api_version, kind) else {
+        *skipped += 1;
+        return;
+    };
+    if kind.ends_with("List") {
+        if let Some(Value::Array(items)) = value.get("items") {
+            let items_path = LineTable::key(LineTable::ROOT, "items");
+            for (i, item) in items.iter().enumerate() {
+                let root = LineTable::index(items_path, i);
+                let item_line = lines.get(root).unwrap_or(line);
+                one(file, item_line, root, item.clone(), lines, out, problems, skipped, dir_namespaces);
+            }
+            return;
+        }
+    }
+    let _ = (api_version, kind);
+    one(file, line, LineTable::ROOT, value, lines, out, problems, skipped, dir_namespaces);
+}
+
+#[expect(clippy::too_many_arguments, reason = "internal helper mirroring objects_from_document")]
+fn one(
+    file: &str,
+    line: u32,
+    root: u64,
+    mut value: Value,
+    lines: &Arc<LineTable>,
+    out: &mut Vec<Object>,
+    problems: &mut Vec<LoadProblem>,
+    skipped: &mut usize,
+    dir_namespaces: &mut Vec<(String, String)>,
+) {
+    let (Some(api_version), Some(kind)) = (value.get("apiVersion").and_then(Value::as_str), value.get("kind").and_then(Value::as_str)) else {
+        *skipped += 1;
+        return;
+    };
+    let kind = Kind::from_api_version(api_version, kind);
+    let api_version = api_version.to_string();
+    // Kustomize's own files configure a build; they are not cluster objects.
+    if kind.group == "kustomize.config.k8s.io" {
+        if let Some(ns) = value.get("namespace").and_then(Value::as_str) {
+            let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
+            dir_namespaces.push((dir.to_string(), ns.to_string()));
+        }
+        *skipped += 1;
+        return;
+    }
+    let meta = value.get("metadata");
+    let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).or_else(|| meta.and_then(|m| m.get("generateName")).and_then(Value::as_str));
+    let namespace = meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+    let name = match name {
+        Some(n) => n.to_string(),
+        None => {
+            problems.push(LoadProblem {
+                object: Some(ObjectRef { api_version: Some(api_version.clone()), kind: kind.kind.clone(), namespace: namespace.clone(), name: String::new() }),
+                ..problem(LoadProblemKind::NoName, file, Some(line), format!("{} has no metadata.name", kind.kind))
+            });
+            String::new()
+        }
+    };
+    let source = Source { file: Some(file.to_string()), line: Some(line), lines: Some(lines.clone()), root, cluster: None, repo_path: None };
+    let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
+    if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
+        obj.secret = Some(Box::new(summarize_secret(&obj, &mut value, problems)));
+    }
+    obj.value = value;
+    out.push(obj);
+}
+
+/// Reads a Secret's data into a [`SecretInfo`] and removes every value from the object.
+fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProblem>) -> SecretInfo {
+    let file = obj.source.file.as_deref().unwrap_or("-");
+    let encrypted = value.get("sops").is_some();
+    let secret_type = value.get("type").and_then(Value::as_str).unwrap_or("").to_string();
+    let keep = obj
+        .label("argocd.argoproj.io/secret-type")
+        .is_some_and(|t| matches!(t, "repository" | "repo-creds" | "repo-write-creds" | "repository-write"));
+    let mut values: BTreeMap<String, Vec<u8>> = BTreeMap::new();
+    if let Some(Value::Object(data)) = value.get("data") {
+        for (k, v) in data {
+            let Some(s) = v.as_str() else { continue };
+            if encrypted {
+                values.insert(k.clone(), Vec::new());
+                continue;
+            }
+            let cleaned: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+            match base64::engine::general_purpose::STANDARD.decode(cleaned.as_bytes()) {
+                Ok(b) => {
+                    values.insert(k.clone(), b);
+                }
+                Err(_) => {
+                    problems.push(LoadProblem {
+                        object: Some(obj.to_ref()),
+                        ..problem(LoadProblemKind::BadBase64, file, obj.line_at(&format!("data[\"{k}\"]")), format!("Secret data key `{k}` is not valid base64"))
+                    });
+                    values.insert(k.clone(), Vec::new());
+                }
+            }
+        }
+    }
+    if let Some(Value::Object(data)) = value.get("stringData") {
+        for (k, v) in data {
+            let s = match v {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            values.insert(k.clone(), s.into_bytes());
+        }
+    }
+    let info = SecretInfo::from_values(&secret_type, &values, keep, encrypted);
+    for (key, err) in [("tls.crt", &info.cert_error), ("tls.key", &info.key_error)] {
+        if let Some(e) = err {
+            let line = obj.field_line(&format!("data[\"{key}\"]")).or_else(|| obj.field_line(&format!("stringData[\"{key}\"]"))).or(obj.source.line);
+            problems.push(LoadProblem { object: Some(obj.to_ref()), ..problem(LoadProblemKind::BadPem, file, line, format!("Secret key `{key}` does not hold a readable PEM: {e}")) });
+        }
+    }
+    // Redact: keys stay (with null values), values go. The last-applied annotation holds a copy of the
+    // whole Secret, values included.
+    for field in ["data", "stringData"] {
+        if let Some(Value::Object(m)) = value.get_mut(field) {
+            for v in m.values_mut() {
+                *v = Value::Null;
+            }
+        }
+    }
+    if let Some(Value::Object(a)) = value.pointer_mut("/metadata/annotations") {
+        a.remove("kubectl.kubernetes.io/last-applied-configuration");
+    }
+    info
+}

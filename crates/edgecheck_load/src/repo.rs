@@ -1,0 +1,129 @@
+//! Git checkouts the linted files belong to: root, remotes, and the tree's directories, so that an
+//! Argo CD Application's `repoURL`/`path` can be resolved inside the linted checkout.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use edgecheck_core::{Inventory, RepoInfo};
+
+use crate::LoadOptions;
+
+/// Finds the checkouts of `files` (and of the linted `roots` named in `options.repo_urls`), fills
+/// `inv.repos` and each object's `repo_path`.
+pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options: &LoadOptions) {
+    let mut repos: Vec<RepoInfo> = Vec::new();
+    for root in roots.iter().filter(|r| r.as_os_str() != "-") {
+        let Ok(abs) = root.canonicalize() else { continue };
+        let base = if abs.is_dir() { abs.clone() } else { abs.parent().map(Path::to_path_buf).unwrap_or_default() };
+        let git_root = find_git_root(&base);
+        let extra: Vec<String> = options
+            .repo_urls
+            .iter()
+            .filter(|(p, _)| p.canonicalize().is_ok_and(|p| p == base || p == abs))
+            .map(|(_, u)| u.clone())
+            .collect();
+        let (top, mut remotes) = match &git_root {
+            Some(g) => (g.clone(), remotes_of(g)),
+            None if !extra.is_empty() => (base.clone(), Vec::new()),
+            None => continue,
+        };
+        remotes.extend(extra.iter().cloned());
+        if let Some(r) = repos.iter_mut().find(|r| r.root == top) {
+            for u in remotes {
+                if !r.remotes.contains(&u) {
+                    r.remotes.push(u);
+                }
+            }
+            continue;
+        }
+        let (dirs, tree_files) = tree(&top);
+        repos.push(RepoInfo { root: top, remotes, dirs, files: tree_files });
+    }
+    if repos.is_empty() {
+        return;
+    }
+    let _ = files;
+    for o in &mut inv.objects {
+        let Some(f) = o.source.file.as_deref() else { continue };
+        let Ok(abs) = Path::new(f).canonicalize() else { continue };
+        for (i, r) in repos.iter().enumerate() {
+            if let Ok(rel) = abs.strip_prefix(&r.root) {
+                o.source.repo_path = Some((i, rel.to_string_lossy().replace('\\', "/")));
+                break;
+            }
+        }
+    }
+    inv.repos = repos;
+}
+
+fn find_git_root(start: &Path) -> Option<PathBuf> {
+    let mut cur = Some(start);
+    while let Some(d) = cur {
+        if d.join(".git").exists() {
+            return Some(d.to_path_buf());
+        }
+        cur = d.parent();
+    }
+    None
+}
+
+/// Remote URLs from `.git/config` (or the config of the directory a `.git` file points at).
+fn remotes_of(root: &Path) -> Vec<String> {
+    let git = root.join(".git");
+    let dir = if git.is_file() {
+        std::fs::read_to_string(&git)
+            .ok()
+            .and_then(|s| s.lines().find_map(|l| l.strip_prefix("gitdir:").map(|p| root.join(p.trim()))))
+            .unwrap_or(git)
+    } else {
+        git
+    };
+    let mut config = std::fs::read_to_string(dir.join("config")).unwrap_or_default();
+    // A worktree's config lives in the main repository (`commondir`).
+    if let Ok(common) = std::fs::read_to_string(dir.join("commondir")) {
+        config.push_str(&std::fs::read_to_string(dir.join(common.trim()).join("config")).unwrap_or_default());
+    }
+    let mut out = Vec::new();
+    let mut in_remote = false;
+    for line in config.lines() {
+        let l = line.trim();
+        if l.starts_with('[') {
+            in_remote = l.starts_with("[remote ");
+            continue;
+        }
+        if in_remote {
+            if let Some((k, v)) = l.split_once('=') {
+                if k.trim() == "url" {
+                    out.push(v.trim().to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Directories and files of a working tree, relative to its root (`.git` and other dot-dirs skipped),
+/// bounded so that a huge tree cannot stall a lint.
+fn tree(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
+    let mut dirs = BTreeSet::new();
+    let mut files = BTreeSet::new();
+    dirs.insert(String::new());
+    for e in walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_str().is_some_and(|n| n.starts_with('.') || n == "node_modules" || n == "target"))
+        .flatten()
+        .take(200_000)
+    {
+        let Ok(rel) = e.path().strip_prefix(root) else { continue };
+        let rel = rel.to_string_lossy().replace('\\', "/");
+        if rel.is_empty() {
+            continue;
+        }
+        if e.file_type().is_dir() {
+            dirs.insert(rel);
+        } else {
+            files.insert(rel);
+        }
+    }
+    (dirs, files)
+}

@@ -1,0 +1,372 @@
+//! YAML (and JSON) text to JSON values, keeping the line of every node.
+//!
+//! A file is split into documents at `---` lines first (a `---` at column 0 always starts a document:
+//! YAML forbids it inside scalar content), so a syntax error in one document does not hide the others,
+//! and each document is converted from yaml-rust2's event stream into a `serde_json::Value` while the
+//! line of every mapping key and sequence item is recorded in a [`LineTable`].
+
+use std::collections::HashMap;
+
+use edgecheck_core::LineTable;
+use serde_json::{Map, Number, Value};
+use yaml_rust2::parser::{Event, Parser};
+use yaml_rust2::scanner::{Marker, TScalarStyle};
+
+/// One parsed document.
+#[derive(Debug)]
+pub struct Document {
+    /// 1-based line where the document's content starts.
+    pub line: u32,
+    /// The value.
+    pub value: Value,
+    /// Lines of its nodes.
+    pub lines: LineTable,
+}
+
+/// A syntax error.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub col: u32,
+    /// What the parser said.
+    pub message: String,
+}
+
+/// Splits text into documents and parses each. Returns parsed documents and syntax errors, in order.
+pub fn parse_documents(text: &str) -> Vec<Result<Document, SyntaxError>> {
+    let mut out = Vec::new();
+    for (start_line, chunk) in split_documents(text) {
+        if is_blank(chunk) {
+            continue;
+        }
+        match parse_one(chunk, start_line) {
+            Ok(Some(doc)) => out.push(Ok(doc)),
+            Ok(None) => {}
+            Err(e) => out.push(Err(e)),
+        }
+    }
+    out
+}
+
+/// Parses text as one document (for JSON files, which have no `---` separators).
+pub fn parse_single(text: &str) -> Result<Option<Document>, SyntaxError> {
+    parse_one(text, 1)
+}
+
+/// Splits at lines that start with `---` followed by whitespace or the end of the line. Each chunk keeps
+/// its `---` line; returns (1-based line of the chunk's first line, chunk).
+fn split_documents(text: &str) -> Vec<(u32, &str)> {
+    let mut chunks = Vec::new();
+    let mut start = 0usize;
+    let mut start_line = 1u32;
+    let mut line = 1u32;
+    let bytes = text.as_bytes();
+    let mut i = 0usize;
+    while i < bytes.len() {
+        let is_marker = bytes[i..].starts_with(b"---") && matches!(bytes.get(i + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+        if is_marker && i > start {
+            chunks.push((start_line, &text[start..i]));
+            start = i;
+            start_line = line;
+        }
+        match memchr_newline(&bytes[i..]) {
+            Some(n) => {
+                i += n + 1;
+                line += 1;
+            }
+            None => break,
+        }
+    }
+    chunks.push((start_line, &text[start..]));
+    chunks
+}
+
+fn memchr_newline(b: &[u8]) -> Option<usize> {
+    b.iter().position(|c| *c == b'\n')
+}
+
+fn is_blank(chunk: &str) -> bool {
+    chunk.lines().all(|l| {
+        let t = l.trim();
+        t.is_empty() || t.starts_with('#') || t == "---" || t.starts_with("--- #") || t == "..."
+    })
+}
+
+enum Frame {
+    Map { map: Map<String, Value>, path: u64, key: Option<(String, u64)>, anchor: usize },
+    Seq { items: Vec<Value>, path: u64, anchor: usize },
+}
+
+struct Builder {
+    stack: Vec<Frame>,
+    anchors: HashMap<usize, Value>,
+    lines: LineTable,
+    offset: u32,
+    root: Option<Value>,
+    root_line: u32,
+}
+
+impl Builder {
+    fn line(&self, m: Marker) -> u32 {
+        u32::try_from(m.line()).unwrap_or(u32::MAX).saturating_add(self.offset)
+    }
+
+    /// The path of the node about to start, recording its line.
+    fn child_path(&mut self, m: Marker) -> u64 {
+        let line = self.line(m);
+        match self.stack.last() {
+            None => {
+                self.root_line = line;
+                LineTable::ROOT
+            }
+            Some(Frame::Map { key: Some((_, p)), .. }) => *p,
+            Some(Frame::Map { path, .. }) => *path,
+            Some(Frame::Seq { items, path, .. }) => {
+                let p = LineTable::index(*path, items.len());
+                self.lines.insert(p, line);
+                p
+            }
+        }
+    }
+
+    fn put(&mut self, v: Value) {
+        match self.stack.last_mut() {
+            None => self.root = Some(v),
+            Some(Frame::Seq { items, .. }) => items.push(v),
+            Some(Frame::Map { map, key, .. }) => {
+                if let Some((k, _)) = key.take() {
+                    if k == "<<" {
+                        merge_into(map, v);
+                    } else {
+                        map.insert(k, v);
+                    }
+                }
+            }
+        }
+    }
+
+    fn on_event(&mut self, ev: Event, m: Marker) {
+        match ev {
+            Event::Scalar(s, style, anchor, tag) => {
+                if let Some(Frame::Map { key: key @ None, path, .. }) = self.stack.last_mut() {
+                    let p = LineTable::key(*path, &s);
+                    *key = Some((s, p));
+                    let line = u32::try_from(m.line()).unwrap_or(u32::MAX).saturating_add(self.offset);
+                    self.lines.insert(p, line);
+                    return;
+                }
+                let _ = self.child_path(m);
+                let tagged_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
+                let v = if style == TScalarStyle::Plain && !tagged_str { resolve_plain(&s) } else { Value::String(s) };
+                if anchor > 0 {
+                    self.anchors.insert(anchor, v.clone());
+                }
+                self.put(v);
+            }
+            Event::Alias(id) => {
+                let v = self.anchors.get(&id).cloned().unwrap_or(Value::Null);
+                if let Some(Frame::Map { key: key @ None, path, .. }) = self.stack.last_mut() {
+                    let k = scalar_key(&v);
+                    let p = LineTable::key(*path, &k);
+                    *key = Some((k, p));
+                    return;
+                }
+                let _ = self.child_path(m);
+                self.put(v);
+            }
+            Event::MappingStart(anchor, _) => {
+                let path = self.child_path(m);
+                self.stack.push(Frame::Map { map: Map::new(), path, key: None, anchor });
+            }
+            Event::SequenceStart(anchor, _) => {
+                let path = self.child_path(m);
+                self.stack.push(Frame::Seq { items: Vec::new(), path, anchor });
+            }
+            Event::MappingEnd | Event::SequenceEnd => {
+                let (v, anchor) = match self.stack.pop() {
+                    Some(Frame::Map { map, anchor, .. }) => (Value::Object(map), anchor),
+                    Some(Frame::Seq { items, anchor, .. }) => (Value::Array(items), anchor),
+                    None => return,
+                };
+                if anchor > 0 {
+                    self.anchors.insert(anchor, v.clone());
+                }
+                // A complex (non-scalar) mapping key: keep it as its JSON text.
+                if let Some(Frame::Map { key: key @ None, path, .. }) = self.stack.last_mut() {
+                    let k = v.to_string();
+                    let p = LineTable::key(*path, &k);
+                    *key = Some((k, p));
+                    return;
+                }
+                self.put(v);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn merge_into(map: &mut Map<String, Value>, v: Value) {
+    match v {
+        Value::Object(src) => {
+            for (k, v) in src {
+                map.entry(k).or_insert(v);
+            }
+        }
+        Value::Array(items) => {
+            for i in items {
+                merge_into(map, i);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn scalar_key(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxError> {
+    let mut parser = Parser::new_from_str(text);
+    let mut b = Builder { stack: Vec::new(), anchors: HashMap::new(), lines: LineTable::default(), offset: start_line - 1, root: None, root_line: start_line };
+    loop {
+        match parser.next_token() {
+            Ok((Event::StreamEnd, _)) => break,
+            Ok((Event::DocumentEnd, _)) => {
+                if b.root.is_some() {
+                    // Content after an explicit `...` in the same chunk is not expected; stop here.
+                    break;
+                }
+            }
+            Ok((ev, m)) => b.on_event(ev, m),
+            Err(e) => {
+                return Err(SyntaxError {
+                    line: u32::try_from(e.marker().line()).unwrap_or(0).saturating_add(start_line - 1),
+                    col: u32::try_from(e.marker().col()).unwrap_or(0),
+                    message: e.info().to_string(),
+                })
+            }
+        }
+    }
+    let Some(value) = b.root else { return Ok(None) };
+    if value.is_null() {
+        return Ok(None);
+    }
+    b.lines.finish();
+    Ok(Some(Document { line: b.root_line, value, lines: b.lines }))
+}
+
+/// Resolves a plain scalar by the YAML 1.2 core schema (what Kubernetes' YAML reader accepts for
+/// these forms).
+fn resolve_plain(s: &str) -> Value {
+    match s {
+        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
+        "true" | "True" | "TRUE" => return Value::Bool(true),
+        "false" | "False" | "FALSE" => return Value::Bool(false),
+        _ => {}
+    }
+    let b = s.as_bytes();
+    let first = b[0];
+    if !(first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.') {
+        return Value::String(s.to_string());
+    }
+    if let Some(hex) = s.strip_prefix("0x") {
+        if let Ok(n) = i64::from_str_radix(hex, 16) {
+            return Value::Number(n.into());
+        }
+    }
+    if let Some(oct) = s.strip_prefix("0o") {
+        if let Ok(n) = i64::from_str_radix(oct, 8) {
+            return Value::Number(n.into());
+        }
+    }
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
+        if let Ok(n) = s.parse::<i64>() {
+            return Value::Number(n.into());
+        }
+    }
+    let float_like = digits.bytes().all(|c| c.is_ascii_digit() || matches!(c, b'.' | b'e' | b'E' | b'-' | b'+'))
+        && digits.bytes().any(|c| c.is_ascii_digit());
+    if float_like {
+        if let Ok(f) = s.parse::<f64>() {
+            if let Some(n) = Number::from_f64(f) {
+                return Value::Number(n);
+            }
+        }
+    }
+    Value::String(s.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(doc: &Document, path: &str) -> Option<u32> {
+        doc.lines.get(LineTable::hash_path(LineTable::ROOT, path))
+    }
+
+    #[test]
+    fn documents_keep_lines() {
+        let text = "# header\napiVersion: v1\nkind: Secret\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nspec:\n  tls:\n    - hosts: [a.com]\n      secretName: web-tls\n";
+        let docs: Vec<Document> = parse_documents(text).into_iter().map(Result::unwrap).collect();
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[0].line, 2);
+        assert_eq!(docs[1].line, 5);
+        assert_eq!(docs[1].value["spec"]["tls"][0]["secretName"], "web-tls");
+        assert_eq!(line(&docs[1], "spec.tls[0].secretName"), Some(10));
+        assert_eq!(line(&docs[1], "spec.tls[0]"), Some(9));
+        assert_eq!(line(&docs[1], "kind"), Some(6));
+    }
+
+    #[test]
+    fn an_error_in_one_document_leaves_the_others() {
+        let text = "a: 1\n---\nb: [unclosed\n---\nc: 3\n";
+        let docs = parse_documents(text);
+        assert_eq!(docs.len(), 3);
+        assert!(docs[0].is_ok());
+        let err = docs[1].as_ref().unwrap_err();
+        assert!(err.line >= 3, "{err:?}");
+        assert_eq!(docs[2].as_ref().unwrap().value["c"], 3);
+    }
+
+    #[test]
+    fn scalars_resolve_by_the_core_schema() {
+        let d = parse_single("a: 80\nb: '80'\nc: true\nd: ~\ne: 1.5\nf: web\ng: 0x1F\nh: !!str 12\ni: yes\n").unwrap().unwrap();
+        assert_eq!(d.value["a"], 80);
+        assert_eq!(d.value["b"], "80");
+        assert_eq!(d.value["c"], true);
+        assert!(d.value["d"].is_null());
+        assert_eq!(d.value["e"], 1.5);
+        assert_eq!(d.value["f"], "web");
+        assert_eq!(d.value["g"], 31);
+        assert_eq!(d.value["h"], "12");
+        assert_eq!(d.value["i"], "yes");
+    }
+
+    #[test]
+    fn anchors_aliases_and_merge_keys() {
+        let d = parse_single("base: &b\n  x: 1\n  y: 2\nother:\n  <<: *b\n  y: 3\nlist: [*b]\n").unwrap().unwrap();
+        assert_eq!(d.value["other"]["x"], 1);
+        assert_eq!(d.value["other"]["y"], 3);
+        assert_eq!(d.value["list"][0]["y"], 2);
+    }
+
+    #[test]
+    fn json_parses_with_lines() {
+        let d = parse_single("{\n  \"kind\": \"List\",\n  \"items\": [\n    {\"kind\": \"Service\"}\n  ]\n}\n").unwrap().unwrap();
+        assert_eq!(d.value["items"][0]["kind"], "Service");
+        assert_eq!(line(&d, "items[0]"), Some(4));
+    }
+
+    #[test]
+    fn block_scalars_with_dashes_inside() {
+        let d = parse_documents("data:\n  Corefile: |\n    .:53 {\n      forward . /etc/resolv.conf\n    }\n    ---not a marker\n");
+        assert_eq!(d.len(), 1);
+        assert!(d[0].as_ref().unwrap().value["data"]["Corefile"].as_str().unwrap().contains("forward . /etc/resolv.conf"));
+    }
+}

@@ -1,1 +1,32 @@
-//! edgecheck_checks
+//! The check catalogue of edgecheck: pure functions over the graph, one file per check with its
+//! documentation, grouped by layer. Checks never do I/O.
+//!
+//! Adding a check: one new file in its layer's folder (doc comment = documentation, `declare_check!`,
+//! `run`), one `mod` line and one entry in that folder's `CHECKS`, and fixtures under
+//! `resources/fixtures/<layer>/<CODE>_<case>.yaml` (at least one that fires and one near miss that
+//! must not). See CONTRIBUTING.md.
+
+pub mod engine;
+pub mod framework;
+pub use engine::Suppression;
+pub mod model;
+pub mod registry;
+pub mod select;
+
+mod app;
+mod backend;
+mod dns;
+mod gitops;
+mod input;
+mod listener;
+mod route;
+mod secrets;
+mod tls;
+
+#[cfg(test)]
+mod test_support;
+
+pub use engine::{analyze, Analysis};
+pub use framework::{Check, CheckContext};
+pub use registry::{all_checks, find_check};
+pub use select::Selection;

@@ -59,7 +59,9 @@ pub fn parse_pem(text: &str) -> Result<Vec<PemBlock>, PemError> {
             }
             current = Some((rest.trim_end_matches('-').to_string(), n, String::new()));
         } else if line.starts_with("-----END ") {
-            let Some((label, start, body)) = current.take() else { continue };
+            let Some((label, start, body)) = current.take() else {
+                continue;
+            };
             let der = base64::engine::general_purpose::STANDARD
                 .decode(body.as_bytes())
                 .map_err(|_| PemError::BadBase64 { label: label.clone(), line: start })?;
@@ -195,7 +197,9 @@ impl CertInfo {
 
     /// True when `issuer` signed this certificate.
     pub fn signed_by(&self, issuer: &CertInfo) -> bool {
-        let (Ok((_, me)), Ok((_, them))) = (X509Certificate::from_der(&self.der), X509Certificate::from_der(&issuer.der)) else {
+        let (Ok((_, me)), Ok((_, them))) =
+            (X509Certificate::from_der(&self.der), X509Certificate::from_der(&issuer.der))
+        else {
             return false;
         };
         me.issuer() == them.subject() && me.verify_signature(Some(them.public_key())).is_ok()
@@ -263,7 +267,9 @@ impl KeyInfo {
             "RSA PRIVATE KEY" => rsa_pkcs1(&block.der),
             "EC PRIVATE KEY" => sec1(&block.der, None),
             "PRIVATE KEY" => pkcs8(&block.der),
-            "ENCRYPTED PRIVATE KEY" => Ok(KeyInfo { algorithm: "encrypted".into(), bits: 0, public: None, encrypted: true }),
+            "ENCRYPTED PRIVATE KEY" => {
+                Ok(KeyInfo { algorithm: "encrypted".into(), bits: 0, public: None, encrypted: true })
+            }
             other => Err(format!("unsupported key block `{other}`")),
         }
     }
@@ -592,7 +598,8 @@ mod tests {
 
     fn pki(alg: &'static rcgen::SignatureAlgorithm) -> (rcgen::Certificate, rcgen::KeyPair) {
         let key = rcgen::KeyPair::generate_for(alg).unwrap();
-        let mut params = rcgen::CertificateParams::new(vec!["shop.example.com".into(), "*.example.com".into()]).unwrap();
+        let mut params =
+            rcgen::CertificateParams::new(vec!["shop.example.com".into(), "*.example.com".into()]).unwrap();
         params.distinguished_name.push(rcgen::DnType::CommonName, "shop");
         (params.self_signed(&key).unwrap(), key)
     }

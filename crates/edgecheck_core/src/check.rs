@@ -1,7 +1,6 @@
-//! The check interface, its metadata, the context checks run in, and `declare_check!`.
+//! Check metadata and the options that change what checks conclude. The `Check` trait and its
+//! context live in `edgecheck_checks`.
 
-use crate::graph::Graph;
-use crate::kind::K;
 use crate::layer::{Layer, Severity};
 
 /// A check's identity and documentation.
@@ -42,14 +41,6 @@ impl CheckMeta {
     }
 }
 
-/// A check: a pure function over the graph (and, later, observations).
-pub trait Check: Sync {
-    /// Identity and docs.
-    fn meta(&self) -> &'static CheckMeta;
-    /// Reports findings.
-    fn run(&self, cx: &CheckContext<'_>, out: &mut crate::finding::Findings<'_>);
-}
-
 /// Settings that change what checks conclude.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -61,7 +52,7 @@ pub struct Options {
     /// The cluster's CNI when known (`--cni`): `flannel`, `terway`, `cilium`, `calico`, ...
     pub cni: Option<String>,
     /// The inventory is a full dump of a cluster: absence is an error (DESIGN.md "Absence").
-    /// `None`: decided from the objects (all read from a cluster).
+    /// `None`: decided from the objects (all read from a cluster, Namespaces included).
     pub complete: Option<bool>,
     /// Days before expiry at which a certificate is reported.
     pub expiry_warning_days: i64,
@@ -69,80 +60,12 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { default_namespace: "default".into(), api_versions: Vec::new(), cni: None, complete: None, expiry_warning_days: 14 }
+        Options {
+            default_namespace: "default".into(),
+            api_versions: Vec::new(),
+            cni: None,
+            complete: None,
+            expiry_warning_days: 14,
+        }
     }
-}
-
-/// What a check sees.
-pub struct CheckContext<'a> {
-    /// Objects, views and edges.
-    pub graph: &'a Graph,
-    /// Now, Unix seconds (pinned in tests).
-    pub now: i64,
-    /// Settings.
-    pub options: &'a Options,
-}
-
-impl CheckContext<'_> {
-    /// DESIGN.md "Absence": the severity for "no `kind` named so in the inventory", or `None` when it
-    /// must not be reported. Error on a full cluster dump; warning when the inventory manages that
-    /// area (holds objects of `kind`, in `namespace` for namespaced kinds); otherwise silence (the
-    /// object may be installed by other means).
-    pub fn absence(&self, kind: K, namespace: Option<&str>) -> Option<Severity> {
-        if self.graph.complete {
-            return Some(Severity::Error);
-        }
-        let manages = if kind.to_kind().namespaced() {
-            namespace.is_some_and(|ns| self.graph.count_in_namespace(kind, ns) > 0)
-        } else {
-            self.graph.count(kind) > 0
-        };
-        manages.then_some(Severity::Warning)
-    }
-}
-
-/// Declares a check: a unit struct whose doc comment is its documentation, with its metadata.
-///
-/// ```ignore
-/// declare_check! {
-///     /// ## What it checks
-///     /// ...
-///     pub(crate) struct GatewayClassMissing {
-///         code: "LSN001", name: "gateway-class-missing", layer: Layer::Listener, severity: Severity::Error,
-///     }
-/// }
-/// impl GatewayClassMissing { fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) { ... } }
-/// ```
-#[macro_export]
-macro_rules! declare_check {
-    (
-        $(#[doc = $doc:literal])*
-        $vis:vis struct $name:ident {
-            code: $code:literal, name: $cname:literal, layer: $layer:expr, severity: $sev:expr $(,)?
-        }
-    ) => {
-        $(#[doc = $doc])*
-        $vis struct $name;
-
-        impl $name {
-            /// This check's metadata.
-            pub const META: $crate::CheckMeta = $crate::CheckMeta {
-                code: $code,
-                name: $cname,
-                layer: $layer,
-                severity: $sev,
-                docs: concat!($($doc, "\n"),*),
-            };
-        }
-
-        impl $crate::Check for $name {
-            fn meta(&self) -> &'static $crate::CheckMeta {
-                static META: $crate::CheckMeta = $name::META;
-                &META
-            }
-            fn run(&self, cx: &$crate::CheckContext<'_>, out: &mut $crate::Findings<'_>) {
-                $name::run(self, cx, out);
-            }
-        }
-    };
 }

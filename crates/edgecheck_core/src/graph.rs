@@ -96,7 +96,7 @@ pub struct Graph {
     /// Views, parallel to `objects`.
     pub views: Vec<View>,
     /// Objects whose view could not be built: a field of the wrong type.
-    pub view_errors: Vec<(ObjId, String)>,
+    pub view_errors: Vec<(ObjId, views::SchemaError)>,
     /// Load problems, passed through from the inventory.
     pub problems: Vec<LoadProblem>,
     /// Documents skipped as not Kubernetes objects.
@@ -124,12 +124,14 @@ pub struct Graph {
     namespace_explicit: Vec<bool>,
 }
 
-const CERT_MANAGER_SHIM: &[&str] = &["cert-manager.io/cluster-issuer", "cert-manager.io/issuer", "cert-manager.io/issuer-name"];
+const CERT_MANAGER_SHIM: &[&str] =
+    &["cert-manager.io/cluster-issuer", "cert-manager.io/issuer", "cert-manager.io/issuer-name"];
 
 impl Graph {
     /// Builds the graph: views, namespaces, indexes, edges.
     pub fn build(inventory: Inventory, options: &Options) -> Graph {
-        let Inventory { mut objects, problems, skipped_documents, skipped_templates, files, repos, dir_namespaces } = inventory;
+        let Inventory { mut objects, problems, skipped_documents, skipped_templates, files, repos, dir_namespaces } =
+            inventory;
         let mut views = Vec::with_capacity(objects.len());
         let mut view_errors = Vec::new();
         for (i, o) in objects.iter().enumerate() {
@@ -141,7 +143,9 @@ impl Graph {
                 }
             }
         }
-        let complete = options.complete.unwrap_or_else(|| !objects.is_empty() && objects.iter().all(Object::is_live) && objects.iter().any(|o| o.is(K::NAMESPACE)));
+        let complete = options.complete.unwrap_or_else(|| {
+            !objects.is_empty() && objects.iter().all(Object::is_live) && objects.iter().any(|o| o.is(K::NAMESPACE))
+        });
 
         // Namespaces: explicit, else the kustomization of the file's directory, else the destination
         // of the Application whose path holds the file, else the default.
@@ -157,7 +161,8 @@ impl Graph {
             }
             let rp = o.source.repo_path.as_ref();
             let dir = o.source.file.as_deref().map(parent_dir);
-            let from_kustomize = dir.and_then(|d| dir_namespaces.iter().find(|(kd, _)| kd == d).map(|(_, ns)| ns.clone()));
+            let from_kustomize =
+                dir.and_then(|d| dir_namespaces.iter().find(|(kd, _)| kd == d).map(|(_, ns)| ns.clone()));
             let from_app = rp.and_then(|(repo, path)| {
                 apps.iter()
                     .filter(|a| a.repo == *repo && under(path, &a.dir))
@@ -321,11 +326,21 @@ impl Graph {
 
     /// Whether a ReferenceGrant in `to_ns` lets objects of `from` (group, kind) in `from_ns` refer to
     /// `to` (group, kind) named `to_name`.
-    pub fn reference_granted(&self, from: (&str, &str), from_ns: &str, to: (&str, &str), to_ns: &str, to_name: &str) -> bool {
+    pub fn reference_granted(
+        &self,
+        from: (&str, &str),
+        from_ns: &str,
+        to: (&str, &str),
+        to_ns: &str,
+        to_name: &str,
+    ) -> bool {
         self.each::<views::ReferenceGrant>().into_iter().any(|(_, o, g)| {
             o.namespace.as_deref() == Some(to_ns)
                 && g.spec.from.iter().any(|f| f.group == from.0 && f.kind == from.1 && f.namespace == from_ns)
-                && g.spec.to.iter().any(|t| t.group == to.0 && t.kind == to.1 && t.name.as_deref().is_none_or(|n| n == to_name))
+                && g.spec
+                    .to
+                    .iter()
+                    .any(|t| t.group == to.0 && t.kind == to.1 && t.name.as_deref().is_none_or(|n| n == to_name))
         })
     }
 
@@ -416,10 +431,12 @@ impl Graph {
             .into_iter()
             .find(|(_, o, _)| o.annotation("ingressclass.kubernetes.io/is-default-class") == Some("true"))
             .map(|(_, o, _)| o.name.clone());
-        let classes: Vec<_> = self.each::<views::IngressClass>().into_iter().map(|(id, _, c)| (id, c.spec.parameters.clone())).collect();
+        let classes: Vec<_> =
+            self.each::<views::IngressClass>().into_iter().map(|(id, _, c)| (id, c.spec.parameters.clone())).collect();
         for (id, params) in classes {
             if let Some(p) = params {
-                let kind = Kind { group: p.api_group.clone().unwrap_or_default(), kind: p.kind.clone().unwrap_or_default() };
+                let kind =
+                    Kind { group: p.api_group.clone().unwrap_or_default(), kind: p.kind.clone().unwrap_or_default() };
                 let ns = p.namespace.as_deref();
                 let to = match self.find_kind(&kind, ns, &p.name) {
                     Some(t) => Target::Found(t),
@@ -430,14 +447,30 @@ impl Graph {
                         name: p.name.clone(),
                     }),
                 };
-                self.push_edge(Edge { from: id, kind: EdgeKind::ClassParameters, to, field: "spec.parameters".into(), port: None, section: None, how: "" });
+                self.push_edge(Edge {
+                    from: id,
+                    kind: EdgeKind::ClassParameters,
+                    to,
+                    field: "spec.parameters".into(),
+                    port: None,
+                    section: None,
+                    how: "",
+                });
             }
         }
-        let ings: Vec<_> = self.each::<views::Ingress>().into_iter().map(|(id, o, i)| (id, o.namespace.clone(), o.annotation("kubernetes.io/ingress.class").map(str::to_string), i.clone())).collect();
+        let ings: Vec<_> = self
+            .each::<views::Ingress>()
+            .into_iter()
+            .map(|(id, o, i)| {
+                (id, o.namespace.clone(), o.annotation("kubernetes.io/ingress.class").map(str::to_string), i.clone())
+            })
+            .collect();
         for (id, ns, ann, ing) in ings {
             let (class, field, how) = match (&ing.spec.ingress_class_name, &ann) {
                 (Some(c), _) => (Some(c.clone()), "spec.ingressClassName", "ingressClassName"),
-                (None, Some(a)) => (Some(a.clone()), "metadata.annotations[\"kubernetes.io/ingress.class\"]", "annotation"),
+                (None, Some(a)) => {
+                    (Some(a.clone()), "metadata.annotations[\"kubernetes.io/ingress.class\"]", "annotation")
+                }
                 (None, None) => (default_class.clone(), "spec", "default"),
             };
             if let Some(c) = class {
@@ -446,7 +479,12 @@ impl Graph {
             }
             for (path, b, _) in ing.backends() {
                 if let Some((svc, port)) = b.service_ref() {
-                    let e = self.push(id, EdgeKind::Backend, (K::SERVICE, ns.as_deref(), &svc), format!("{path}.service.name"));
+                    let e = self.push(
+                        id,
+                        EdgeKind::Backend,
+                        (K::SERVICE, ns.as_deref(), &svc),
+                        format!("{path}.service.name"),
+                    );
                     self.edges[e].port = port;
                     if b.service.is_none() {
                         self.edges[e].field = format!("{path}.serviceName");
@@ -455,42 +493,81 @@ impl Graph {
             }
             for (i, t) in ing.spec.tls.iter().enumerate() {
                 if let Some(s) = &t.secret_name {
-                    self.push(id, EdgeKind::TlsSecret, (K::SECRET, ns.as_deref(), s), format!("spec.tls[{i}].secretName"));
+                    self.push(
+                        id,
+                        EdgeKind::TlsSecret,
+                        (K::SECRET, ns.as_deref(), s),
+                        format!("spec.tls[{i}].secretName"),
+                    );
                 }
             }
         }
     }
 
     fn link_gateways(&mut self) {
-        let gws: Vec<_> = self.each::<views::Gateway>().into_iter().map(|(id, o, g)| (id, o.namespace.clone(), g.clone())).collect();
+        let gws: Vec<_> =
+            self.each::<views::Gateway>().into_iter().map(|(id, o, g)| (id, o.namespace.clone(), g.clone())).collect();
         for (id, ns, gw) in gws {
             if !gw.spec.gateway_class_name.is_empty() {
-                self.push(id, EdgeKind::GatewayClass, (K::GATEWAY_CLASS, None, &gw.spec.gateway_class_name), "spec.gatewayClassName".into());
+                self.push(
+                    id,
+                    EdgeKind::GatewayClass,
+                    (K::GATEWAY_CLASS, None, &gw.spec.gateway_class_name),
+                    "spec.gatewayClassName".into(),
+                );
             }
             for (li, l) in gw.spec.listeners.iter().enumerate() {
                 for (ci, r) in l.tls.iter().flat_map(|t| t.certificate_refs.iter()).enumerate() {
-                    let is_secret = r.kind.as_deref().unwrap_or("Secret") == "Secret" && r.group.as_deref().unwrap_or("").is_empty();
+                    let is_secret = r.kind.as_deref().unwrap_or("Secret") == "Secret"
+                        && r.group.as_deref().unwrap_or("").is_empty();
                     if !is_secret {
                         continue;
                     }
                     let rns = r.namespace.clone().or_else(|| ns.clone());
-                    let e = self.push(id, EdgeKind::TlsSecret, (K::SECRET, rns.as_deref(), &r.name), format!("spec.listeners[{li}].tls.certificateRefs[{ci}]"));
+                    let e = self.push(
+                        id,
+                        EdgeKind::TlsSecret,
+                        (K::SECRET, rns.as_deref(), &r.name),
+                        format!("spec.listeners[{li}].tls.certificateRefs[{ci}]"),
+                    );
                     self.edges[e].section = Some(l.name.clone());
                 }
             }
         }
-        let classes: Vec<_> = self.each::<views::GatewayClass>().into_iter().map(|(id, _, c)| (id, c.spec.parameters_ref.clone())).collect();
+        let classes: Vec<_> = self
+            .each::<views::GatewayClass>()
+            .into_iter()
+            .map(|(id, _, c)| (id, c.spec.parameters_ref.clone()))
+            .collect();
         for (id, p) in classes {
             if let Some(p) = p {
-                let kind = Kind { group: p.group.clone().unwrap_or_default(), kind: p.kind.clone().unwrap_or_default() };
+                let kind =
+                    Kind { group: p.group.clone().unwrap_or_default(), kind: p.kind.clone().unwrap_or_default() };
                 let to = match self.find_kind(&kind, p.namespace.as_deref(), &p.name) {
                     Some(t) => Target::Found(t),
-                    None => Target::Missing(ObjectRef { api_version: Some(kind.group.clone()), kind: kind.kind.clone(), namespace: p.namespace.clone(), name: p.name.clone() }),
+                    None => Target::Missing(ObjectRef {
+                        api_version: Some(kind.group.clone()),
+                        kind: kind.kind.clone(),
+                        namespace: p.namespace.clone(),
+                        name: p.name.clone(),
+                    }),
                 };
-                self.push_edge(Edge { from: id, kind: EdgeKind::ClassParameters, to, field: "spec.parametersRef".into(), port: None, section: None, how: "" });
+                self.push_edge(Edge {
+                    from: id,
+                    kind: EdgeKind::ClassParameters,
+                    to,
+                    field: "spec.parametersRef".into(),
+                    port: None,
+                    section: None,
+                    how: "",
+                });
             }
         }
-        let sets: Vec<_> = self.each::<views::ListenerSet>().into_iter().map(|(id, o, s)| (id, o.namespace.clone(), s.spec.parent_ref.clone())).collect();
+        let sets: Vec<_> = self
+            .each::<views::ListenerSet>()
+            .into_iter()
+            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.parent_ref.clone()))
+            .collect();
         for (id, ns, p) in sets {
             let pns = p.namespace.clone().or(ns);
             self.push(id, EdgeKind::ParentRef, (K::GATEWAY, pns.as_deref(), &p.name), "spec.parentRef".into());
@@ -498,7 +575,8 @@ impl Graph {
     }
 
     fn link_routes(&mut self) {
-        let routes: Vec<_> = self.each::<views::Route>().into_iter().map(|(id, o, r)| (id, o.namespace.clone(), r.clone())).collect();
+        let routes: Vec<_> =
+            self.each::<views::Route>().into_iter().map(|(id, o, r)| (id, o.namespace.clone(), r.clone())).collect();
         for (id, ns, r) in routes {
             for (i, p) in r.spec.parent_refs.iter().enumerate() {
                 let kind = p.kind.as_deref().unwrap_or("Gateway");
@@ -507,22 +585,37 @@ impl Graph {
                 let target = if kind == "Gateway" && group == "gateway.networking.k8s.io" {
                     K::GATEWAY
                 } else if kind == "ListenerSet" || kind == "XListenerSet" {
-                    if group == K::LISTENER_SET.group { K::LISTENER_SET } else { K::LISTENER_SET_STD }
+                    if group == K::LISTENER_SET.group {
+                        K::LISTENER_SET
+                    } else {
+                        K::LISTENER_SET_STD
+                    }
                 } else {
                     continue;
                 };
-                let e = self.push(id, EdgeKind::ParentRef, (target, pns.as_deref(), &p.name), format!("spec.parentRefs[{i}]"));
+                let e = self.push(
+                    id,
+                    EdgeKind::ParentRef,
+                    (target, pns.as_deref(), &p.name),
+                    format!("spec.parentRefs[{i}]"),
+                );
                 self.edges[e].section = p.section_name.clone();
                 self.edges[e].port = p.port.map(PortRef::Number);
             }
             for (ri, rule) in r.spec.rules.iter().enumerate() {
                 for (bi, b) in rule.backend_refs.iter().enumerate() {
-                    let is_service = b.kind.as_deref().unwrap_or("Service") == "Service" && b.group.as_deref().unwrap_or("").is_empty();
+                    let is_service = b.kind.as_deref().unwrap_or("Service") == "Service"
+                        && b.group.as_deref().unwrap_or("").is_empty();
                     if !is_service {
                         continue;
                     }
                     let bns = b.namespace.clone().or_else(|| ns.clone());
-                    let e = self.push(id, EdgeKind::Backend, (K::SERVICE, bns.as_deref(), &b.name), format!("spec.rules[{ri}].backendRefs[{bi}]"));
+                    let e = self.push(
+                        id,
+                        EdgeKind::Backend,
+                        (K::SERVICE, bns.as_deref(), &b.name),
+                        format!("spec.rules[{ri}].backendRefs[{bi}]"),
+                    );
                     self.edges[e].port = b.port.map(PortRef::Number);
                 }
             }
@@ -530,7 +623,11 @@ impl Graph {
     }
 
     fn link_traefik(&mut self) {
-        let routes: Vec<_> = self.each::<views::TraefikRoute>().into_iter().map(|(id, o, r)| (id, o.namespace.clone(), r.clone())).collect();
+        let routes: Vec<_> = self
+            .each::<views::TraefikRoute>()
+            .into_iter()
+            .map(|(id, o, r)| (id, o.namespace.clone(), r.clone()))
+            .collect();
         for (id, ns, r) in routes {
             for (ri, rule) in r.spec.routes.iter().enumerate() {
                 for (si, s) in rule.services.iter().enumerate() {
@@ -538,7 +635,12 @@ impl Graph {
                         continue;
                     }
                     let sns = s.namespace.clone().or_else(|| ns.clone());
-                    let e = self.push(id, EdgeKind::Backend, (K::SERVICE, sns.as_deref(), &s.name), format!("spec.routes[{ri}].services[{si}]"));
+                    let e = self.push(
+                        id,
+                        EdgeKind::Backend,
+                        (K::SERVICE, sns.as_deref(), &s.name),
+                        format!("spec.routes[{ri}].services[{si}]"),
+                    );
                     self.edges[e].port = s.port.clone();
                 }
             }
@@ -552,7 +654,13 @@ impl Graph {
                     let k = if group_new { K::TRAEFIK_TLS_OPTION } else { K::TRAEFIK_OLD_TLS_OPTION };
                     // Either group's TLSOption serves: Traefik v2 and v3 read both.
                     let other = if group_new { K::TRAEFIK_OLD_TLS_OPTION } else { K::TRAEFIK_TLS_OPTION };
-                    let k = if self.find(k, ons.as_deref(), &opt.name).is_none() && self.find(other, ons.as_deref(), &opt.name).is_some() { other } else { k };
+                    let k = if self.find(k, ons.as_deref(), &opt.name).is_none()
+                        && self.find(other, ons.as_deref(), &opt.name).is_some()
+                    {
+                        other
+                    } else {
+                        k
+                    };
                     self.push(id, EdgeKind::TlsOption, (k, ons.as_deref(), &opt.name), "spec.tls.options.name".into());
                 }
             }
@@ -569,25 +677,50 @@ impl Graph {
                 by_label.entry((ns.clone(), k.clone(), v.clone())).or_default().push(id);
             }
         }
-        let svcs: Vec<_> = self.each::<views::Service>().into_iter().map(|(id, o, s)| (id, o.namespace.clone(), s.spec.selector.clone())).collect();
+        let svcs: Vec<_> = self
+            .each::<views::Service>()
+            .into_iter()
+            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.selector.clone()))
+            .collect();
         for (id, ns, selector) in svcs {
-            let (Some(ns), Some(sel)) = (ns, selector) else { continue };
-            let Some((k0, v0)) = sel.iter().next() else { continue };
+            let (Some(ns), Some(sel)) = (ns, selector) else {
+                continue;
+            };
+            let Some((k0, v0)) = sel.iter().next() else {
+                continue;
+            };
             let candidates = by_label.get(&(ns.clone(), k0.clone(), v0.clone())).cloned().unwrap_or_default();
             for w in candidates {
                 let labels = self.view::<views::Workload>(w).map(|w| &w.labels);
                 if labels.is_some_and(|l| sel.iter().all(|(k, v)| l.get(k) == Some(v))) {
-                    self.push_edge(Edge { from: id, kind: EdgeKind::Selects, to: Target::Found(w), field: "spec.selector".into(), port: None, section: None, how: "" });
+                    self.push_edge(Edge {
+                        from: id,
+                        kind: EdgeKind::Selects,
+                        to: Target::Found(w),
+                        field: "spec.selector".into(),
+                        port: None,
+                        section: None,
+                        how: "",
+                    });
                 }
             }
         }
     }
 
     fn link_cert_manager(&mut self) {
-        let certs: Vec<_> = self.each::<views::Certificate>().into_iter().map(|(id, o, c)| (id, o.namespace.clone(), c.clone())).collect();
+        let certs: Vec<_> = self
+            .each::<views::Certificate>()
+            .into_iter()
+            .map(|(id, o, c)| (id, o.namespace.clone(), c.clone()))
+            .collect();
         for (id, ns, c) in certs {
             if !c.spec.secret_name.is_empty() {
-                self.push(id, EdgeKind::CertificateSecret, (K::SECRET, ns.as_deref(), &c.spec.secret_name), "spec.secretName".into());
+                self.push(
+                    id,
+                    EdgeKind::CertificateSecret,
+                    (K::SECRET, ns.as_deref(), &c.spec.secret_name),
+                    "spec.secretName".into(),
+                );
             }
             let r = &c.spec.issuer_ref;
             let group = r.group.as_deref().unwrap_or("cert-manager.io");
@@ -601,9 +734,19 @@ impl Graph {
             for (si, s) in i.spec.acme.iter().flat_map(|a| a.solvers.iter()).enumerate() {
                 if let Some(ing) = s.http01.as_ref().and_then(|h| h.ingress.as_ref()) {
                     if let Some(c) = &ing.ingress_class_name {
-                        self.push(id, EdgeKind::SolverClass, (K::INGRESS_CLASS, None, c), format!("spec.acme.solvers[{si}].http01.ingress.ingressClassName"));
+                        self.push(
+                            id,
+                            EdgeKind::SolverClass,
+                            (K::INGRESS_CLASS, None, c),
+                            format!("spec.acme.solvers[{si}].http01.ingress.ingressClassName"),
+                        );
                     } else if let Some(c) = &ing.class {
-                        let e = self.push(id, EdgeKind::SolverClass, (K::INGRESS_CLASS, None, c), format!("spec.acme.solvers[{si}].http01.ingress.class"));
+                        let e = self.push(
+                            id,
+                            EdgeKind::SolverClass,
+                            (K::INGRESS_CLASS, None, c),
+                            format!("spec.acme.solvers[{si}].http01.ingress.class"),
+                        );
                         self.edges[e].how = "annotation";
                     }
                 }
@@ -612,11 +755,19 @@ impl Graph {
     }
 
     fn link_external_secrets(&mut self) {
-        let ess: Vec<_> = self.each::<views::ExternalSecret>().into_iter().map(|(id, o, e)| (id, o.namespace.clone(), o.name.clone(), e.clone())).collect();
+        let ess: Vec<_> = self
+            .each::<views::ExternalSecret>()
+            .into_iter()
+            .map(|(id, o, e)| (id, o.namespace.clone(), o.name.clone(), e.clone()))
+            .collect();
         for (id, ns, name, es) in ess {
             let r = &es.spec.secret_store_ref;
             if !r.name.is_empty() {
-                let k = if r.kind.as_deref() == Some("ClusterSecretStore") { K::CLUSTER_SECRET_STORE } else { K::SECRET_STORE };
+                let k = if r.kind.as_deref() == Some("ClusterSecretStore") {
+                    K::CLUSTER_SECRET_STORE
+                } else {
+                    K::SECRET_STORE
+                };
                 self.push(id, EdgeKind::SecretStore, (k, ns.as_deref(), &r.name), "spec.secretStoreRef.name".into());
             }
             let target = es.spec.target.name.clone().unwrap_or(name);
@@ -625,20 +776,40 @@ impl Graph {
     }
 
     fn link_events(&mut self) {
-        let evs: Vec<_> = self.each::<views::Event>().into_iter().filter_map(|(id, o, e)| e.subject().cloned().map(|s| (id, o.namespace.clone(), s))).collect();
+        let evs: Vec<_> = self
+            .each::<views::Event>()
+            .into_iter()
+            .filter_map(|(id, o, e)| e.subject().cloned().map(|s| (id, o.namespace.clone(), s)))
+            .collect();
         for (id, ns, s) in evs {
             let api = s.api_version.clone().unwrap_or_default();
             let kind = if api.is_empty() {
-                K::KNOWN.iter().find(|k| k.kind == s.kind).map_or(Kind { group: String::new(), kind: s.kind.clone() }, |k| k.to_kind())
+                K::KNOWN
+                    .iter()
+                    .find(|k| k.kind == s.kind)
+                    .map_or(Kind { group: String::new(), kind: s.kind.clone() }, |k| k.to_kind())
             } else {
                 Kind::from_api_version(&api, &s.kind)
             };
             let sns = s.namespace.clone().or(ns);
             let to = match self.find_kind(&kind, sns.as_deref(), &s.name) {
                 Some(t) => Target::Found(t),
-                None => Target::Missing(ObjectRef { api_version: s.api_version.clone(), kind: s.kind.clone(), namespace: sns, name: s.name.clone() }),
+                None => Target::Missing(ObjectRef {
+                    api_version: s.api_version.clone(),
+                    kind: s.kind.clone(),
+                    namespace: sns,
+                    name: s.name.clone(),
+                }),
             };
-            self.push_edge(Edge { from: id, kind: EdgeKind::Involves, to, field: "involvedObject".into(), port: None, section: None, how: "" });
+            self.push_edge(Edge {
+                from: id,
+                kind: EdgeKind::Involves,
+                to,
+                field: "involvedObject".into(),
+                port: None,
+                section: None,
+                how: "",
+            });
         }
     }
 
@@ -661,7 +832,15 @@ impl Graph {
                     break;
                 }
                 if *id != a.id {
-                    new_edges.push(Edge { from: a.id, kind: EdgeKind::Manages, to: Target::Found(*id), field: a.field.clone(), port: None, section: None, how: "" });
+                    new_edges.push(Edge {
+                        from: a.id,
+                        kind: EdgeKind::Manages,
+                        to: Target::Found(*id),
+                        field: a.field.clone(),
+                        port: None,
+                        section: None,
+                        how: "",
+                    });
                 }
             }
         }
@@ -712,7 +891,11 @@ pub fn normalize_repo_url(url: &str) -> String {
 /// Normalises a repository-relative path: no leading `./` or `/`, no trailing `/`; `.` is the root.
 pub fn normalize_rel_path(p: &str) -> String {
     let p = p.trim().trim_start_matches("./").trim_start_matches('/').trim_end_matches('/');
-    if p == "." { String::new() } else { p.to_string() }
+    if p == "." {
+        String::new()
+    } else {
+        p.to_string()
+    }
 }
 
 fn under(path: &str, dir: &str) -> bool {
@@ -729,13 +912,21 @@ fn application_dirs(objects: &[Object], views: &[View], repos: &[RepoInfo]) -> V
         return out;
     }
     for (i, (o, v)) in objects.iter().zip(views).enumerate() {
-        let Some(app) = views::Application::pick(v) else { continue };
+        let Some(app) = views::Application::pick(v) else {
+            continue;
+        };
         for (field, s) in app.spec.all_sources() {
             let Some(path) = &s.path else { continue };
             let url = normalize_repo_url(&s.repo_url);
             for (ri, r) in repos.iter().enumerate() {
                 if r.remotes.iter().any(|rem| normalize_repo_url(rem) == url) {
-                    out.push(AppDir { id: ObjId(i), repo: ri, dir: normalize_rel_path(path), field: format!("{field}.path"), namespace: app.spec.destination.namespace.clone() });
+                    out.push(AppDir {
+                        id: ObjId(i),
+                        repo: ri,
+                        dir: normalize_rel_path(path),
+                        field: format!("{field}.path"),
+                        namespace: app.spec.destination.namespace.clone(),
+                    });
                 }
             }
             let _ = o;

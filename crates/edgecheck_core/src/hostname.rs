@@ -88,7 +88,23 @@ pub fn malformed(host: &str) -> Option<String> {
     if !digits.is_empty()
         && digits.bytes().all(|b| b.is_ascii_digit())
         && !alpha.is_empty()
-        && matches!(alpha, "local" | "com" | "net" | "org" | "io" | "internal" | "lan" | "svc" | "cluster" | "dev" | "app" | "cloud" | "home" | "arpa")
+        && matches!(
+            alpha,
+            "local"
+                | "com"
+                | "net"
+                | "org"
+                | "io"
+                | "internal"
+                | "lan"
+                | "svc"
+                | "cluster"
+                | "dev"
+                | "app"
+                | "cloud"
+                | "home"
+                | "arpa"
+        )
         && matches!(digits, "80" | "443" | "8080" | "8443" | "8000" | "9000" | "3000" | "5000" | "6443" | "53")
     {
         return Some(format!("`{h}` ends in `{alpha}{digits}`: a port (`{digits}`) glued to the name without `:`"));
@@ -112,7 +128,10 @@ mod tests {
 
     #[test]
     fn gateway_intersection_follows_the_spec() {
-        assert_eq!(gateway_intersect(Some("*.example.com"), "foo.bar.example.com").as_deref(), Some("foo.bar.example.com"));
+        assert_eq!(
+            gateway_intersect(Some("*.example.com"), "foo.bar.example.com").as_deref(),
+            Some("foo.bar.example.com")
+        );
         assert_eq!(gateway_intersect(Some("*.example.com"), "example.com"), None);
         assert_eq!(gateway_intersect(Some("foo.example.com"), "*.example.com").as_deref(), Some("foo.example.com"));
         assert_eq!(gateway_intersect(Some("*.example.com"), "*.foo.example.com").as_deref(), Some("*.foo.example.com"));

@@ -147,8 +147,14 @@ impl Kind {
             K::CILIUM_GATEWAY_CLASS_CONFIG,
         ]) && !matches!(
             self.kind.as_str(),
-            "ClusterRole" | "ClusterRoleBinding" | "PersistentVolume" | "StorageClass" | "Node"
-                | "PriorityClass" | "ValidatingWebhookConfiguration" | "MutatingWebhookConfiguration"
+            "ClusterRole"
+                | "ClusterRoleBinding"
+                | "PersistentVolume"
+                | "StorageClass"
+                | "Node"
+                | "PriorityClass"
+                | "ValidatingWebhookConfiguration"
+                | "MutatingWebhookConfiguration"
                 | "APIService"
         )
     }

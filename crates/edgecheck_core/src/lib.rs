@@ -17,8 +17,8 @@ pub mod reasons;
 pub mod secret;
 pub mod views;
 
-pub use check::{Check, CheckContext, CheckMeta, Options};
-pub use finding::{Finding, Findings};
+pub use check::{CheckMeta, Options};
+pub use finding::{Finding, FindingBuilder, Findings};
 pub use graph::{Edge, EdgeKind, Graph, ObjId, Target};
 pub use inventory::{Inventory, LoadProblem, LoadProblemKind, RepoInfo};
 pub use kind::Kind;

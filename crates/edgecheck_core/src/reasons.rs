@@ -12,7 +12,22 @@ pub fn layer_for(condition_type: &str, reason: &str) -> Option<Layer> {
     let r = reason;
     Some(match (condition_type, r) {
         // Gateway / listener
-        (_, "AddressNotAssigned" | "AddressNotUsable" | "UnsupportedAddress" | "NoResources" | "ListenersNotValid" | "ListenersNotReady" | "PortUnavailable" | "ProtocolConflict" | "HostnameConflict" | "UnsupportedProtocol" | "InvalidRouteKinds" | "Pending" | "Invalid") => {
+        (
+            _,
+            "AddressNotAssigned"
+            | "AddressNotUsable"
+            | "UnsupportedAddress"
+            | "NoResources"
+            | "ListenersNotValid"
+            | "ListenersNotReady"
+            | "PortUnavailable"
+            | "ProtocolConflict"
+            | "HostnameConflict"
+            | "UnsupportedProtocol"
+            | "InvalidRouteKinds"
+            | "Pending"
+            | "Invalid",
+        ) => {
             if condition_type == "ResolvedRefs" && r == "UnsupportedProtocol" {
                 Layer::Backend
             } else {
@@ -20,20 +35,76 @@ pub fn layer_for(condition_type: &str, reason: &str) -> Option<Layer> {
             }
         }
         (_, "InvalidParameters" | "UnsupportedValue" | "NotReconciled") => Layer::Listener,
-        (_, "InvalidCertificateRef" | "InvalidCACertificateRef" | "InvalidKind" ) if condition_type != "ResolvedRefs" || r != "InvalidKind" => Layer::Tls,
+        (_, "InvalidCertificateRef" | "InvalidCACertificateRef" | "InvalidKind")
+            if condition_type != "ResolvedRefs" || r != "InvalidKind" =>
+        {
+            Layer::Tls
+        }
         // Routes
-        (_, "NoMatchingParent" | "NotAllowedByListeners" | "NoMatchingListenerHostname" | "RefNotPermitted" | "UnsupportedRouteKind") => Layer::Route,
+        (
+            _,
+            "NoMatchingParent"
+            | "NotAllowedByListeners"
+            | "NoMatchingListenerHostname"
+            | "RefNotPermitted"
+            | "UnsupportedRouteKind",
+        ) => Layer::Route,
         ("ResolvedRefs", "InvalidKind") => Layer::Backend,
         (_, "BackendNotFound" | "NoReadyEndpoints" | "NoEndpoints" | "NoHealthyUpstream") => Layer::Backend,
         // cert-manager
-        ("Ready" | "Issuing", "Failed" | "DoesNotExist" | "MissingData" | "InvalidKeyPair" | "Expired" | "Renewing" | "IncorrectIssuer" | "SecretMismatch" | "ErrInitIssuer" | "ErrRegisterACMEAccount" | "ErrGetKeyPair" | "OrderFailed" | "Denied" | "InvalidRequest") => Layer::Tls,
+        (
+            "Ready" | "Issuing",
+            "Failed"
+            | "DoesNotExist"
+            | "MissingData"
+            | "InvalidKeyPair"
+            | "Expired"
+            | "Renewing"
+            | "IncorrectIssuer"
+            | "SecretMismatch"
+            | "ErrInitIssuer"
+            | "ErrRegisterACMEAccount"
+            | "ErrGetKeyPair"
+            | "OrderFailed"
+            | "Denied"
+            | "InvalidRequest",
+        ) => Layer::Tls,
         // Argo CD
-        ("ComparisonError" | "InvalidSpecError" | "SyncError" | "OperationError" | "RepeatedResourceWarning" | "SharedResourceWarning" | "OrphanedResourceWarning", _) => Layer::Gitops,
+        (
+            "ComparisonError"
+            | "InvalidSpecError"
+            | "SyncError"
+            | "OperationError"
+            | "RepeatedResourceWarning"
+            | "SharedResourceWarning"
+            | "OrphanedResourceWarning",
+            _,
+        ) => Layer::Gitops,
         (_, "OutOfSync" | "SyncFailed" | "ComparisonError") => Layer::Gitops,
         // External Secrets
-        (_, "SecretSyncedError" | "SecretDeleted" | "InvalidStoreRef" | "InvalidProviderConfig" | "ValidationFailed" | "SecretSynced") if r != "SecretSynced" => Layer::Secrets,
+        (
+            _,
+            "SecretSyncedError"
+            | "SecretDeleted"
+            | "InvalidStoreRef"
+            | "InvalidProviderConfig"
+            | "ValidationFailed"
+            | "SecretSynced",
+        ) if r != "SecretSynced" => Layer::Secrets,
         // Events
-        (_, "FailedScheduling" | "BackOff" | "Unhealthy" | "FailedMount" | "CrashLoopBackOff" | "ErrImagePull" | "ImagePullBackOff" | "FailedCreate" | "BackoffLimitExceeded" | "DeadlineExceeded") => Layer::Backend,
+        (
+            _,
+            "FailedScheduling"
+            | "BackOff"
+            | "Unhealthy"
+            | "FailedMount"
+            | "CrashLoopBackOff"
+            | "ErrImagePull"
+            | "ImagePullBackOff"
+            | "FailedCreate"
+            | "BackoffLimitExceeded"
+            | "DeadlineExceeded",
+        ) => Layer::Backend,
         (_, "SyncLoadBalancerFailed" | "AllocationFailed" | "NoIPAddressAvailable") => Layer::Listener,
         _ => return None,
     })
@@ -43,7 +114,11 @@ pub fn layer_for(condition_type: &str, reason: &str) -> Option<Layer> {
 /// `lookup github.com on 10.43.0.10:53: server misbehaving`, `no such host`, `i/o timeout` on :53.
 pub fn is_dns_failure(message: &str) -> bool {
     let m = message.to_ascii_lowercase();
-    (m.contains("lookup ") && (m.contains("server misbehaving") || m.contains("no such host") || m.contains(":53: ") || m.contains("i/o timeout")))
+    (m.contains("lookup ")
+        && (m.contains("server misbehaving")
+            || m.contains("no such host")
+            || m.contains(":53: ")
+            || m.contains("i/o timeout")))
         || m.contains("temporary failure in name resolution")
         || m.contains("could not resolve host")
         || m.contains("name or service not known")

@@ -7,7 +7,8 @@ use crate::cert::{parse_pem, CertInfo, KeyInfo};
 
 /// Keys whose values are not secret and may be kept (Argo CD repository Secrets name their URL,
 /// type and project in them; checks need the URL).
-pub const NON_SECRET_KEYS: &[&str] = &["url", "type", "name", "project", "insecure", "enableLfs", "proxy", "noProxy", "forceHttpBasicAuth", "enableOCI"];
+pub const NON_SECRET_KEYS: &[&str] =
+    &["url", "type", "name", "project", "insecure", "enableLfs", "proxy", "noProxy", "forceHttpBasicAuth", "enableOCI"];
 
 /// The Secret, minus its values.
 #[derive(Debug, Clone, Default)]
@@ -32,7 +33,12 @@ pub struct SecretInfo {
 
 impl SecretInfo {
     /// Builds the summary from decoded values. `keep` says whether [`NON_SECRET_KEYS`] may be kept.
-    pub fn from_values(secret_type: &str, values: &BTreeMap<String, Vec<u8>>, keep: bool, encrypted: bool) -> SecretInfo {
+    pub fn from_values(
+        secret_type: &str,
+        values: &BTreeMap<String, Vec<u8>>,
+        keep: bool,
+        encrypted: bool,
+    ) -> SecretInfo {
         let mut info = SecretInfo {
             secret_type: if secret_type.is_empty() { "Opaque".into() } else { secret_type.into() },
             encrypted,
@@ -50,7 +56,10 @@ impl SecretInfo {
         let is_pem_cert = |k: &str| k == "tls.crt";
         for (k, v) in values {
             if is_pem_cert(k) && !v.is_empty() {
-                match std::str::from_utf8(v).map_err(|_| "not text".to_string()).and_then(|t| parse_pem(t).map_err(|e| e.to_string())) {
+                match std::str::from_utf8(v)
+                    .map_err(|_| "not text".to_string())
+                    .and_then(|t| parse_pem(t).map_err(|e| e.to_string()))
+                {
                     Ok(blocks) => {
                         for b in blocks.iter().filter(|b| b.label == "CERTIFICATE") {
                             match CertInfo::from_der(&b.der) {
@@ -66,7 +75,10 @@ impl SecretInfo {
                 }
             }
             if k == "tls.key" && !v.is_empty() {
-                match std::str::from_utf8(v).map_err(|_| "not text".to_string()).and_then(|t| parse_pem(t).map_err(|e| e.to_string())) {
+                match std::str::from_utf8(v)
+                    .map_err(|_| "not text".to_string())
+                    .and_then(|t| parse_pem(t).map_err(|e| e.to_string()))
+                {
                     Ok(blocks) => match KeyInfo::from_pem(&blocks) {
                         Ok(key) => info.key = Some(key),
                         Err(e) => info.key_error = Some(e),

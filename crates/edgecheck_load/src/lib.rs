@@ -29,7 +29,6 @@ pub enum LoadError {
     NotFound(PathBuf),
 }
 
-
 impl std::fmt::Display for LoadError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
@@ -66,7 +65,11 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
             continue;
         }
         let charts = chart_dirs(p);
-        for entry in walkdir::WalkDir::new(p).sort_by_file_name().into_iter().filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e)) {
+        for entry in walkdir::WalkDir::new(p)
+            .sort_by_file_name()
+            .into_iter()
+            .filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e))
+        {
             let entry = match entry {
                 Ok(e) => e,
                 Err(e) => {
@@ -95,7 +98,12 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
         inv.skipped_documents += r.skipped;
         inv.dir_namespaces.extend(r.dir_namespaces);
     }
-    repo::attach(&mut inv, &inputs.iter().filter(|i| !i.stdin).map(|i| i.path.clone()).collect::<Vec<_>>(), paths, options);
+    repo::attach(
+        &mut inv,
+        &inputs.iter().filter(|i| !i.stdin).map(|i| i.path.clone()).collect::<Vec<_>>(),
+        paths,
+        options,
+    );
     (inv, errors)
 }
 
@@ -134,14 +142,27 @@ fn load_input(input: &Input) -> FileResult {
         }
     };
     if bytes.contains(&0) {
-        return FileResult { problems: vec![problem(LoadProblemKind::Binary, &input.display, None, "binary file (contains NUL bytes), not a manifest".into())], ..FileResult::default() };
+        return FileResult {
+            problems: vec![problem(
+                LoadProblemKind::Binary,
+                &input.display,
+                None,
+                "binary file (contains NUL bytes), not a manifest".into(),
+            )],
+            ..FileResult::default()
+        };
     }
     let text = match String::from_utf8(bytes) {
         Ok(t) => t,
         Err(e) => {
             let line = e.as_bytes()[..e.utf8_error().valid_up_to()].iter().filter(|b| **b == b'\n').count() + 1;
             return FileResult {
-                problems: vec![problem(LoadProblemKind::Binary, &input.display, u32::try_from(line).ok(), "not UTF-8 text".into())],
+                problems: vec![problem(
+                    LoadProblemKind::Binary,
+                    &input.display,
+                    u32::try_from(line).ok(),
+                    "not UTF-8 text".into(),
+                )],
                 ..FileResult::default()
             };
         }
@@ -158,7 +179,12 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
             Err(yerr) => match serde_json::from_str::<serde_json::Value>(text) {
                 Ok(value) => vec![Ok(yaml::Document { line: 1, value, lines: LineTable::default() })],
                 Err(e) => {
-                    r.problems.push(problem(LoadProblemKind::JsonSyntax, file, u32::try_from(e.line()).ok(), format!("invalid JSON: {e}")));
+                    r.problems.push(problem(
+                        LoadProblemKind::JsonSyntax,
+                        file,
+                        u32::try_from(e.line()).ok(),
+                        format!("invalid JSON: {e}"),
+                    ));
                     let _ = yerr;
                     return r;
                 }
@@ -171,16 +197,33 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
         match d {
             Ok(doc) => {
                 let lines = Arc::new(doc.lines);
-                objects::objects_from_document(file, doc.line, doc.value, &lines, &mut r.objects, &mut r.problems, &mut r.skipped, &mut r.dir_namespaces);
+                objects::objects_from_document(
+                    file,
+                    doc.line,
+                    doc.value,
+                    &lines,
+                    &mut r.objects,
+                    &mut r.problems,
+                    &mut r.skipped,
+                    &mut r.dir_namespaces,
+                );
             }
-            Err(e) => r.problems.push(problem(LoadProblemKind::YamlSyntax, file, Some(e.line), format!("invalid YAML: {} (column {})", e.message, e.col))),
+            Err(e) => r.problems.push(problem(
+                LoadProblemKind::YamlSyntax,
+                file,
+                Some(e.line),
+                format!("invalid YAML: {} (column {})", e.message, e.col),
+            )),
         }
     }
     r
 }
 
 fn unreadable(file: &str, why: &str) -> FileResult {
-    FileResult { problems: vec![problem(LoadProblemKind::Unreadable, file, None, format!("cannot read: {why}"))], ..FileResult::default() }
+    FileResult {
+        problems: vec![problem(LoadProblemKind::Unreadable, file, None, format!("cannot read: {why}"))],
+        ..FileResult::default()
+    }
 }
 
 pub(crate) fn problem(kind: LoadProblemKind, file: &str, line: Option<u32>, message: String) -> LoadProblem {
@@ -197,7 +240,8 @@ fn has_manifest_extension(p: &Path) -> bool {
 }
 
 fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
-    e.file_type().is_dir() && e.file_name().to_str().is_some_and(|n| n.starts_with('.') || n == "node_modules" || n == "target")
+    e.file_type().is_dir()
+        && e.file_name().to_str().is_some_and(|n| n.starts_with('.') || n == "node_modules" || n == "target")
 }
 
 /// Directories holding a `Chart.yaml`: their `templates/` are Helm templates, not manifests.

@@ -55,7 +55,9 @@ fn one(
     skipped: &mut usize,
     dir_namespaces: &mut Vec<(String, String)>,
 ) {
-    let (Some(api_version), Some(kind)) = (value.get("apiVersion").and_then(Value::as_str), value.get("kind").and_then(Value::as_str)) else {
+    let (Some(api_version), Some(kind)) =
+        (value.get("apiVersion").and_then(Value::as_str), value.get("kind").and_then(Value::as_str))
+    else {
         *skipped += 1;
         return;
     };
@@ -71,19 +73,35 @@ fn one(
         return;
     }
     let meta = value.get("metadata");
-    let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).or_else(|| meta.and_then(|m| m.get("generateName")).and_then(Value::as_str));
-    let namespace = meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+    let name = meta
+        .and_then(|m| m.get("name"))
+        .and_then(Value::as_str)
+        .or_else(|| meta.and_then(|m| m.get("generateName")).and_then(Value::as_str));
+    let namespace =
+        meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
     let name = match name {
         Some(n) => n.to_string(),
         None => {
             problems.push(LoadProblem {
-                object: Some(ObjectRef { api_version: Some(api_version.clone()), kind: kind.kind.clone(), namespace: namespace.clone(), name: String::new() }),
+                object: Some(ObjectRef {
+                    api_version: Some(api_version.clone()),
+                    kind: kind.kind.clone(),
+                    namespace: namespace.clone(),
+                    name: String::new(),
+                }),
                 ..problem(LoadProblemKind::NoName, file, Some(line), format!("{} has no metadata.name", kind.kind))
             });
             String::new()
         }
     };
-    let source = Source { file: Some(file.to_string()), line: Some(line), lines: Some(lines.clone()), root, cluster: None, repo_path: None };
+    let source = Source {
+        file: Some(file.to_string()),
+        line: Some(line),
+        lines: Some(lines.clone()),
+        root,
+        cluster: None,
+        repo_path: None,
+    };
     let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
         obj.secret = Some(Box::new(summarize_secret(&obj, &mut value, problems)));
@@ -116,7 +134,12 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
                 Err(_) => {
                     problems.push(LoadProblem {
                         object: Some(obj.to_ref()),
-                        ..problem(LoadProblemKind::BadBase64, file, obj.line_at(&format!("data[\"{k}\"]")), format!("Secret data key `{k}` is not valid base64"))
+                        ..problem(
+                            LoadProblemKind::BadBase64,
+                            file,
+                            obj.line_at(&format!("data[\"{k}\"]")),
+                            format!("Secret data key `{k}` is not valid base64"),
+                        )
                     });
                     values.insert(k.clone(), Vec::new());
                 }
@@ -135,8 +158,19 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
     let info = SecretInfo::from_values(&secret_type, &values, keep, encrypted);
     for (key, err) in [("tls.crt", &info.cert_error), ("tls.key", &info.key_error)] {
         if let Some(e) = err {
-            let line = obj.field_line(&format!("data[\"{key}\"]")).or_else(|| obj.field_line(&format!("stringData[\"{key}\"]"))).or(obj.source.line);
-            problems.push(LoadProblem { object: Some(obj.to_ref()), ..problem(LoadProblemKind::BadPem, file, line, format!("Secret key `{key}` does not hold a readable PEM: {e}")) });
+            let line = obj
+                .field_line(&format!("data[\"{key}\"]"))
+                .or_else(|| obj.field_line(&format!("stringData[\"{key}\"]")))
+                .or(obj.source.line);
+            problems.push(LoadProblem {
+                object: Some(obj.to_ref()),
+                ..problem(
+                    LoadProblemKind::BadPem,
+                    file,
+                    line,
+                    format!("Secret key `{key}` does not hold a readable PEM: {e}"),
+                )
+            });
         }
     }
     // Redact: keys stay (with null values), values go. The last-applied annotation holds a copy of the

@@ -13,7 +13,9 @@ use crate::LoadOptions;
 pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options: &LoadOptions) {
     let mut repos: Vec<RepoInfo> = Vec::new();
     for root in roots.iter().filter(|r| r.as_os_str() != "-") {
-        let Ok(abs) = root.canonicalize() else { continue };
+        let Ok(abs) = root.canonicalize() else {
+            continue;
+        };
         let base = if abs.is_dir() { abs.clone() } else { abs.parent().map(Path::to_path_buf).unwrap_or_default() };
         let git_root = find_git_root(&base);
         let extra: Vec<String> = options
@@ -44,8 +46,12 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
     }
     let _ = files;
     for o in &mut inv.objects {
-        let Some(f) = o.source.file.as_deref() else { continue };
-        let Ok(abs) = Path::new(f).canonicalize() else { continue };
+        let Some(f) = o.source.file.as_deref() else {
+            continue;
+        };
+        let Ok(abs) = Path::new(f).canonicalize() else {
+            continue;
+        };
         for (i, r) in repos.iter().enumerate() {
             if let Ok(rel) = abs.strip_prefix(&r.root) {
                 o.source.repo_path = Some((i, rel.to_string_lossy().replace('\\', "/")));
@@ -110,11 +116,16 @@ fn tree(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
     dirs.insert(String::new());
     for e in walkdir::WalkDir::new(root)
         .into_iter()
-        .filter_entry(|e| e.depth() == 0 || !e.file_name().to_str().is_some_and(|n| n.starts_with('.') || n == "node_modules" || n == "target"))
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !e.file_name().to_str().is_some_and(|n| n.starts_with('.') || n == "node_modules" || n == "target")
+        })
         .flatten()
         .take(200_000)
     {
-        let Ok(rel) = e.path().strip_prefix(root) else { continue };
+        let Ok(rel) = e.path().strip_prefix(root) else {
+            continue;
+        };
         let rel = rel.to_string_lossy().replace('\\', "/");
         if rel.is_empty() {
             continue;

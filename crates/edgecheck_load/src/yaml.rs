@@ -65,7 +65,8 @@ fn split_documents(text: &str) -> Vec<(u32, &str)> {
     let bytes = text.as_bytes();
     let mut i = 0usize;
     while i < bytes.len() {
-        let is_marker = bytes[i..].starts_with(b"---") && matches!(bytes.get(i + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
+        let is_marker =
+            bytes[i..].starts_with(b"---") && matches!(bytes.get(i + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
         if is_marker && i > start {
             chunks.push((start_line, &text[start..i]));
             start = i;
@@ -232,7 +233,14 @@ fn scalar_key(v: &Value) -> String {
 
 fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxError> {
     let mut parser = Parser::new_from_str(text);
-    let mut b = Builder { stack: Vec::new(), anchors: HashMap::new(), lines: LineTable::default(), offset: start_line - 1, root: None, root_line: start_line };
+    let mut b = Builder {
+        stack: Vec::new(),
+        anchors: HashMap::new(),
+        lines: LineTable::default(),
+        offset: start_line - 1,
+        root: None,
+        root_line: start_line,
+    };
     loop {
         match parser.next_token() {
             Ok((Event::StreamEnd, _)) => break,
@@ -244,11 +252,15 @@ fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxErro
             }
             Ok((ev, m)) => b.on_event(ev, m),
             Err(e) => {
+                // The parser may notice an unclosed construct only at the end of the chunk; keep the
+                // line inside the chunk (the last line with content).
+                let last = u32::try_from(text.trim_end().lines().count()).unwrap_or(1).max(1);
+                let line = u32::try_from(e.marker().line()).unwrap_or(1).clamp(1, last);
                 return Err(SyntaxError {
-                    line: u32::try_from(e.marker().line()).unwrap_or(0).saturating_add(start_line - 1),
+                    line: line.saturating_add(start_line - 1),
                     col: u32::try_from(e.marker().col()).unwrap_or(0),
                     message: e.info().to_string(),
-                })
+                });
             }
         }
     }
@@ -336,7 +348,9 @@ mod tests {
 
     #[test]
     fn scalars_resolve_by_the_core_schema() {
-        let d = parse_single("a: 80\nb: '80'\nc: true\nd: ~\ne: 1.5\nf: web\ng: 0x1F\nh: !!str 12\ni: yes\n").unwrap().unwrap();
+        let d = parse_single("a: 80\nb: '80'\nc: true\nd: ~\ne: 1.5\nf: web\ng: 0x1F\nh: !!str 12\ni: yes\n")
+            .unwrap()
+            .unwrap();
         assert_eq!(d.value["a"], 80);
         assert_eq!(d.value["b"], "80");
         assert_eq!(d.value["c"], true);
@@ -358,15 +372,22 @@ mod tests {
 
     #[test]
     fn json_parses_with_lines() {
-        let d = parse_single("{\n  \"kind\": \"List\",\n  \"items\": [\n    {\"kind\": \"Service\"}\n  ]\n}\n").unwrap().unwrap();
+        let d = parse_single("{\n  \"kind\": \"List\",\n  \"items\": [\n    {\"kind\": \"Service\"}\n  ]\n}\n")
+            .unwrap()
+            .unwrap();
         assert_eq!(d.value["items"][0]["kind"], "Service");
         assert_eq!(line(&d, "items[0]"), Some(4));
     }
 
     #[test]
     fn block_scalars_with_dashes_inside() {
-        let d = parse_documents("data:\n  Corefile: |\n    .:53 {\n      forward . /etc/resolv.conf\n    }\n    ---not a marker\n");
+        let d = parse_documents(
+            "data:\n  Corefile: |\n    .:53 {\n      forward . /etc/resolv.conf\n    }\n    ---not a marker\n",
+        );
         assert_eq!(d.len(), 1);
-        assert!(d[0].as_ref().unwrap().value["data"]["Corefile"].as_str().unwrap().contains("forward . /etc/resolv.conf"));
+        assert!(d[0].as_ref().unwrap().value["data"]["Corefile"]
+            .as_str()
+            .unwrap()
+            .contains("forward . /etc/resolv.conf"));
     }
 }

@@ -83,10 +83,12 @@ macro_rules! views {
 
         impl View {
             /// Builds the view for an object of `kind`; `Ok(View::Other)` for kinds without a view.
-            pub fn build(kind: &Kind, value: &serde_json::Value) -> Result<View, String> {
+            pub fn build(kind: &Kind, value: &serde_json::Value) -> Result<View, SchemaError> {
                 $(
                     if kind.is_any(&[$(K::$k),+]) {
-                        return <$ty>::deserialize(value).map(|v| View::$variant(Box::new(v))).map_err(|e| e.to_string());
+                        return serde_path_to_error::deserialize::<_, $ty>(value)
+                            .map(|v| View::$variant(Box::new(v)))
+                            .map_err(|e| SchemaError { path: e.path().to_string(), message: e.into_inner().to_string() });
                     }
                 )*
                 Ok(View::Other)
@@ -102,6 +104,15 @@ macro_rules! views {
             }
         )*
     };
+}
+
+/// A field of the wrong type: where (`spec.tls[0].hosts`) and what serde said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaError {
+    /// Path of the field, in `LineTable::hash_path` syntax.
+    pub path: String,
+    /// The message.
+    pub message: String,
 }
 
 /// A type that is the view of some kinds.

@@ -137,7 +137,13 @@ impl Ingress {
     /// Every host named in rules and tls, deduplicated, in order.
     pub fn hosts(&self) -> Vec<&str> {
         let mut out: Vec<&str> = Vec::new();
-        for h in self.spec.rules.iter().filter_map(|r| r.host.as_deref()).chain(self.spec.tls.iter().flat_map(|t| t.hosts.iter().map(String::as_str))) {
+        for h in self
+            .spec
+            .rules
+            .iter()
+            .filter_map(|r| r.host.as_deref())
+            .chain(self.spec.tls.iter().flat_map(|t| t.hosts.iter().map(String::as_str)))
+        {
             if !out.contains(&h) {
                 out.push(h);
             }

@@ -1,0 +1,15 @@
+//! Checks of the `app` layer.
+
+use crate::framework::Check;
+
+/// The checks of this layer, sorted by code.
+pub(crate) const CHECKS: &[&dyn Check] = &[];
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fixtures() {
+        let cases = crate::test_support::run_layer_fixtures("app");
+        crate::test_support::assert_coverage("app", &cases);
+    }
+}

@@ -1,0 +1,90 @@
+//! The check interface, the context checks run in, and `declare_check!`.
+
+use edgecheck_core::kind::K;
+use edgecheck_core::{CheckMeta, Findings, Graph, Options, Severity};
+
+use crate::model::Model;
+
+/// A check: a pure function over the graph and the status model.
+pub trait Check: Sync {
+    /// Identity and docs.
+    fn meta(&self) -> &'static CheckMeta;
+    /// Reports findings.
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>);
+}
+
+/// What a check sees.
+pub struct CheckContext<'a> {
+    /// Objects, views and edges.
+    pub graph: &'a Graph,
+    /// Conditions a conformant Gateway API implementation would write, and health as Argo CD gives it.
+    pub model: &'a Model,
+    /// Now, Unix seconds (pinned in tests).
+    pub now: i64,
+    /// Settings.
+    pub options: &'a Options,
+}
+
+impl CheckContext<'_> {
+    /// DESIGN.md "Absence": the severity for "no `kind` named so in the inventory", or `None` when it
+    /// must not be reported. Error on a full cluster dump; warning when the inventory manages that
+    /// area (holds objects of `kind`, in `namespace` for namespaced kinds); otherwise silence (the
+    /// object may be installed by other means).
+    pub fn absence(&self, kind: K, namespace: Option<&str>) -> Option<Severity> {
+        if self.graph.complete {
+            return Some(Severity::Error);
+        }
+        let manages = if kind.to_kind().namespaced() {
+            namespace.is_some_and(|ns| self.graph.count_in_namespace(kind, ns) > 0)
+        } else {
+            self.graph.count(kind) > 0
+        };
+        manages.then_some(Severity::Warning)
+    }
+}
+
+/// Declares a check: a unit struct whose doc comment is its documentation, with its metadata.
+///
+/// ```ignore
+/// declare_check! {
+///     /// ## What it checks
+///     /// ...
+///     pub(crate) struct GatewayClassMissing {
+///         code: "LSN001", name: "gateway-class-missing", layer: Layer::Listener, severity: Severity::Error,
+///     }
+/// }
+/// impl GatewayClassMissing { fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) { ... } }
+/// ```
+macro_rules! declare_check {
+    (
+        $(#[doc = $doc:literal])*
+        $vis:vis struct $name:ident {
+            code: $code:literal, name: $cname:literal, layer: $layer:expr, severity: $sev:expr $(,)?
+        }
+    ) => {
+        $(#[doc = $doc])*
+        $vis struct $name;
+
+        impl $name {
+            /// This check's metadata.
+            pub const META: edgecheck_core::CheckMeta = edgecheck_core::CheckMeta {
+                code: $code,
+                name: $cname,
+                layer: $layer,
+                severity: $sev,
+                docs: concat!($($doc, "\n"),*),
+            };
+        }
+
+        impl $crate::framework::Check for $name {
+            fn meta(&self) -> &'static edgecheck_core::CheckMeta {
+                static META: edgecheck_core::CheckMeta = $name::META;
+                &META
+            }
+            fn run(&self, cx: &$crate::framework::CheckContext<'_>, out: &mut edgecheck_core::Findings<'_>) {
+                $name::run(self, cx, out);
+            }
+        }
+    };
+}
+pub(crate) use declare_check;

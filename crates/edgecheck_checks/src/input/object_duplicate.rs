@@ -1,0 +1,39 @@
+use edgecheck_core::{Findings, Layer, Severity};
+
+use crate::framework::{declare_check, CheckContext};
+
+declare_check! {
+    /// ## What it checks
+    /// The same kind, namespace and name defined twice in the inputs.
+    ///
+    /// ## Why it matters
+    /// Only one definition wins, and which one depends on apply order: Argo CD reports
+    /// `RepeatedResourceWarning` and the two copies fight on every sync. edgecheck checks the first one
+    /// it loaded.
+    ///
+    /// ## Example
+    /// `apps/shop/ingress.yaml` and `apps/shop/ingress-old.yaml` both define Ingress `shop/web`.
+    ///
+    /// ## How to fix
+    /// Delete one of the two, or give them different names.
+    pub(crate) struct ObjectDuplicate {
+        code: "LOD004", name: "object-duplicate", layer: Layer::Input, severity: Severity::Warning,
+    }
+}
+
+impl ObjectDuplicate {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        for (dup, first) in &cx.graph.duplicates {
+            let (d, f) = (cx.graph.obj(*dup), cx.graph.obj(*first));
+            let place = |o: &edgecheck_core::Object| {
+                format!("{}:{}", o.source.file.as_deref().unwrap_or("-"), o.source.line.unwrap_or(0))
+            };
+            out.at(d, "")
+                .message(format!("{} is defined twice; only one definition takes effect", d.to_ref()))
+                .evidence(format!("first definition: {}", place(f)))
+                .evidence(format!("second definition: {}", place(d)))
+                .fix("delete one of the two definitions or rename one")
+                .emit();
+        }
+    }
+}

@@ -97,3 +97,101 @@ fn find_object<'g>(graph: &'g Graph, r: &ObjectRef) -> Option<&'g Object> {
     let kind = r.group_kind();
     graph.find_kind(&kind, r.namespace.as_deref(), &r.name).map(|id| graph.obj(id))
 }
+
+/// One entry of the JSON `objects[]` list: an object of a kind edgecheck understands, with its health
+/// and the Gateway API conditions it should have.
+#[derive(Debug, Clone)]
+pub struct ObjectEntry {
+    /// The object.
+    pub object: ObjectRef,
+    /// Its file.
+    pub file: Option<String>,
+    /// Its line.
+    pub line: Option<u32>,
+    /// Health, when assessed.
+    pub health: Option<crate::model::Health>,
+    /// Expected conditions (Gateway API kinds).
+    pub expected_conditions: Vec<crate::model::ExpectedCondition>,
+    /// Listener state (Gateways, ListenerSets), in listener order.
+    pub listeners: Vec<(String, crate::model::gateway::ListenerState)>,
+}
+
+/// Counts for the summary line and `summary` in JSON.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Summary {
+    /// Every Kubernetes object loaded (List items, unknown kinds and duplicates included).
+    pub objects: usize,
+    /// Findings at error level.
+    pub errors: usize,
+    /// Findings at warning level.
+    pub warnings: usize,
+    /// Findings at info level.
+    pub infos: usize,
+    /// Findings suppressed.
+    pub suppressed: usize,
+    /// Files read.
+    pub files: usize,
+    /// Documents skipped as not Kubernetes objects.
+    pub skipped_documents: usize,
+    /// Helm template files skipped.
+    pub skipped_templates: usize,
+}
+
+impl Analysis {
+    /// The summary counts.
+    pub fn summary(&self, graph: &Graph) -> Summary {
+        let count = |s| self.findings.iter().filter(|f| f.severity == s).count();
+        Summary {
+            objects: graph.objects.len(),
+            errors: count(edgecheck_core::Severity::Error),
+            warnings: count(edgecheck_core::Severity::Warning),
+            infos: count(edgecheck_core::Severity::Info),
+            suppressed: self.suppressed,
+            files: graph.files,
+            skipped_documents: graph.skipped_documents,
+            skipped_templates: graph.skipped_templates,
+        }
+    }
+
+    /// `objects[]`: every loaded object of a kind edgecheck understands (first occurrences), in load order.
+    pub fn object_entries(&self, graph: &Graph) -> Vec<ObjectEntry> {
+        let mut out = Vec::new();
+        let dup: std::collections::HashSet<usize> = graph.duplicates.iter().map(|(d, _)| d.0).collect();
+        for (id, o) in graph.iter() {
+            if dup.contains(&id.0) || !understood(graph, id, o) {
+                continue;
+            }
+            let mut listeners: Vec<(String, crate::model::gateway::ListenerState)> = self
+                .model
+                .gateway
+                .listeners
+                .iter()
+                .filter(|((lid, _), _)| *lid == id)
+                .map(|((_, name), st)| (name.clone(), st.clone()))
+                .collect();
+            let order = listener_order(o);
+            listeners.sort_by_key(|(n, _)| order.iter().position(|x| x == n).unwrap_or(usize::MAX));
+            out.push(ObjectEntry {
+                object: o.to_ref(),
+                file: o.source.file.clone(),
+                line: o.source.line,
+                health: self.model.health_of(id).cloned(),
+                expected_conditions: self.model.gateway.of(id).to_vec(),
+                listeners,
+            });
+        }
+        out
+    }
+}
+
+fn understood(graph: &Graph, id: edgecheck_core::ObjId, o: &Object) -> bool {
+    !matches!(graph.views[id.0], edgecheck_core::views::View::Other) || o.kind.known().is_some()
+}
+
+fn listener_order(o: &Object) -> Vec<String> {
+    o.value
+        .pointer("/spec/listeners")
+        .and_then(|l| l.as_array())
+        .map(|a| a.iter().filter_map(|l| l.get("name").and_then(|n| n.as_str()).map(str::to_string)).collect())
+        .unwrap_or_default()
+}

@@ -26,7 +26,7 @@ mod tls;
 #[cfg(test)]
 mod test_support;
 
-pub use engine::{analyze, Analysis};
+pub use engine::{analyze, Analysis, ObjectEntry, Summary};
 pub use framework::{Check, CheckContext};
 pub use registry::{all_checks, find_check};
 pub use select::Selection;

@@ -1,0 +1,121 @@
+//! Arguments.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Why is (or isn't) this service reachable over HTTPS, and which layer is the first one broken?
+#[derive(Debug, Parser)]
+#[command(name = "edgecheck", version, about, propagate_version = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Check manifests or dumps (files, directories, `-` for stdin); exit 1 on findings at the fail level.
+    Lint(LintArgs),
+    /// List the check catalogue.
+    Checks {
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+        format: OutputFormat,
+    },
+    /// Print one check's documentation.
+    Explain {
+        /// A code (`TLS003`) or name (`tls-cert-host-mismatch`).
+        check: String,
+    },
+}
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OutputFormat {
+    /// Human text, grouped by layer.
+    Text,
+    /// The documented JSON contract.
+    Json,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// Markdown (pull-request comments).
+    Markdown,
+}
+
+/// Colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+/// Fail levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FailOn {
+    /// Exit 1 on errors.
+    Error,
+    /// Exit 1 on errors and warnings.
+    Warning,
+    /// Exit 1 on any finding.
+    Info,
+    /// Always exit 0 unless the input could not be read.
+    Never,
+}
+
+/// Options shared by commands that run checks.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Output format.
+    #[arg(long, short = 'o', value_enum, default_value_t = OutputFormat::Text)]
+    pub format: OutputFormat,
+    /// Checks to run: ALL, a layer (tls), a code prefix (TLS, TLS0), a code or a name. Repeatable, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Checks to skip (same selectors); the more specific selector wins.
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Exit 1 when a finding reaches this level [default: error, or `fail-on` in the config].
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Configuration file [default: `.edgecheck.toml` or `edgecheck.toml` found upwards from the first path].
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Ignore configuration files.
+    #[arg(long)]
+    pub no_config: bool,
+    /// Colours.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    /// The time to judge certificates by (RFC 3339) [default: now].
+    #[arg(long, hide = true)]
+    pub now: Option<String>,
+}
+
+/// `lint`.
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Files or directories (recursively: .yaml, .yml, .json); `-` reads stdin.
+    #[arg(required = true)]
+    pub paths: Vec<PathBuf>,
+    /// Namespace for objects that name none.
+    #[arg(long, short = 'n')]
+    pub namespace: Option<String>,
+    /// API versions the target cluster serves (like helm's flag): `group/version` or `group/version/Kind`.
+    #[arg(long, value_delimiter = ',')]
+    pub api_versions: Vec<String>,
+    /// The cluster's CNI (flannel, terway, cilium, calico, ...), when the inventory does not show it.
+    #[arg(long)]
+    pub cni: Option<String>,
+    /// Treat the input as a full dump of a cluster: absent objects are errors [default: detected].
+    #[arg(long)]
+    pub complete: bool,
+    /// Shared options.
+    #[command(flatten)]
+    pub check: CheckArgs,
+}

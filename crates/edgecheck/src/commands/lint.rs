@@ -1,0 +1,137 @@
+//! `lint`: files and dumps.
+
+use std::io::IsTerminal as _;
+use std::path::PathBuf;
+
+use edgecheck_checks::{Selection, Suppression};
+use edgecheck_core::{Graph, Options, Severity};
+use edgecheck_report::{Format, Report};
+
+use crate::cli::{CheckArgs, ColorChoice, FailOn, LintArgs, OutputFormat};
+use crate::config::{self, IgnoreEntry};
+
+pub fn report_format(f: OutputFormat) -> Format {
+    match f {
+        OutputFormat::Text => Format::Text,
+        OutputFormat::Json => Format::Json,
+        OutputFormat::Sarif => Format::Sarif,
+        OutputFormat::Markdown => Format::Markdown,
+    }
+}
+
+/// Everything the check-running commands share, resolved from CLI and config.
+pub struct Settings {
+    pub selection: Selection,
+    pub suppressions: Vec<Suppression>,
+    pub fail_on: Option<Severity>,
+    pub now: i64,
+    pub color: bool,
+    pub format: Format,
+}
+
+pub fn settings(args: &CheckArgs, cfg: &config::Options) -> anyhow::Result<Settings> {
+    let mut selection = Selection { select: cfg.select.clone().unwrap_or_default(), ignore: Vec::new() };
+    let mut suppressions = Vec::new();
+    for e in cfg.ignore.iter().flatten() {
+        match e {
+            IgnoreEntry::Selector(s) => selection.ignore.push(s.clone()),
+            IgnoreEntry::Scoped { code, object: None, .. } => selection.ignore.push(code.clone()),
+            IgnoreEntry::Scoped { code, object, reason } => {
+                suppressions.push(Suppression { code: code.clone(), object: object.clone(), reason: reason.clone() });
+            }
+        }
+    }
+    if !args.select.is_empty() {
+        selection.select = args.select.clone();
+    }
+    selection.ignore.extend(args.ignore.iter().cloned());
+    for u in selection.unknown() {
+        anyhow::bail!("{u}");
+    }
+    let fail_on = match args.fail_on {
+        Some(f) => f,
+        None => match cfg.fail_on.as_deref() {
+            None | Some("error") => FailOn::Error,
+            Some("warning") => FailOn::Warning,
+            Some("info") => FailOn::Info,
+            Some("never") => FailOn::Never,
+            Some(other) => anyhow::bail!("config fail-on `{other}`: expected error, warning, info or never"),
+        },
+    };
+    let fail_on = match fail_on {
+        FailOn::Error => Some(Severity::Error),
+        FailOn::Warning => Some(Severity::Warning),
+        FailOn::Info => Some(Severity::Info),
+        FailOn::Never => None,
+    };
+    let now = match &args.now {
+        Some(t) => {
+            edgecheck_core::cert::parse_time(t).ok_or_else(|| anyhow::anyhow!("--now `{t}` is not an RFC 3339 time"))?
+        }
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
+    };
+    let format = report_format(args.format);
+    let color = match args.color {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => {
+            format == Format::Text && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
+        }
+    };
+    Ok(Settings { selection, suppressions, fail_on, now, color, format })
+}
+
+pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
+    let first = args.paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
+    let loaded = config::discover(&first, args.check.config.as_deref(), args.check.no_config)?;
+    let cfg = &loaded.options;
+    let s = settings(&args.check, cfg)?;
+
+    let mut load_opts = edgecheck_load::LoadOptions::default();
+    if let (Some(urls), Some(path)) = (&cfg.repo_urls, &loaded.path) {
+        let dir = path.parent().map(PathBuf::from).unwrap_or_default();
+        for u in urls {
+            load_opts.repo_urls.push((dir.clone(), u.clone()));
+            for p in &args.paths {
+                load_opts.repo_urls.push((p.clone(), u.clone()));
+            }
+        }
+    }
+    let (inventory, errors) = edgecheck_load::load_paths(&args.paths, &load_opts);
+    for e in &errors {
+        eprintln!("edgecheck: {e}");
+    }
+    if errors.len() == args.paths.len() {
+        return Ok(2);
+    }
+    let options = Options {
+        default_namespace: args.namespace.clone().or_else(|| cfg.namespace.clone()).unwrap_or_else(|| "default".into()),
+        api_versions: if args.api_versions.is_empty() {
+            cfg.api_versions.clone().unwrap_or_default()
+        } else {
+            args.api_versions.clone()
+        },
+        cni: args.cni.clone().or_else(|| cfg.cni.clone()),
+        complete: if args.complete { Some(true) } else { None },
+        expiry_warning_days: cfg.expiry_warning_days.unwrap_or(14),
+    };
+    let graph = Graph::build(inventory, &options);
+    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions);
+    emit(&graph, &analysis, &s)
+}
+
+pub fn emit(graph: &Graph, analysis: &edgecheck_checks::Analysis, s: &Settings) -> anyhow::Result<u8> {
+    let summary = analysis.summary(graph);
+    let objects = analysis.object_entries(graph);
+    let report = Report {
+        findings: &analysis.findings,
+        objects: &objects,
+        summary: &summary,
+        version: env!("CARGO_PKG_VERSION"),
+    };
+    super::write_stdout(&edgecheck_report::render(&report, s.format, s.color))?;
+    let failed = s.fail_on.is_some_and(|t| analysis.findings.iter().any(|f| f.severity.reaches(t)));
+    Ok(u8::from(failed))
+}

@@ -1,0 +1,24 @@
+//! Commands.
+
+mod catalogue;
+mod lint;
+
+use crate::cli::{Cli, Command};
+
+/// Runs a command; returns the exit code.
+pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    match cli.command {
+        Command::Lint(args) => lint::run(&args),
+        Command::Checks { format } => catalogue::list(format),
+        Command::Explain { check } => catalogue::explain(&check),
+    }
+}
+
+/// Writes to stdout, failing on a broken pipe (which `main` turns into exit 0).
+pub fn write_stdout(s: &str) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::stdout().lock();
+    out.write_all(s.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}

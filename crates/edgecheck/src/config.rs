@@ -1,0 +1,85 @@
+//! `.edgecheck.toml`: found by searching upwards from the first linted path.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+use serde::Deserialize;
+
+/// One `ignore` entry: a selector, or a suppression scoped to objects.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum IgnoreEntry {
+    /// `"TLS003"`, `"tls"`, `"tls-cert-expired"`.
+    Selector(String),
+    /// `{ code = "TLS003", object = "Ingress/shop/web", reason = "..." }`.
+    Scoped {
+        /// Selector.
+        code: String,
+        /// `Kind/namespace/name` or `Kind/name`; `*` matches any part.
+        object: Option<String>,
+        /// Why.
+        reason: Option<String>,
+    },
+}
+
+/// The file's options. Every field is optional; the CLI beats the file.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+pub struct Options {
+    /// Checks to run.
+    pub select: Option<Vec<String>>,
+    /// Checks or scoped suppressions to skip.
+    pub ignore: Option<Vec<IgnoreEntry>>,
+    /// `error`, `warning`, `info`, `never`.
+    pub fail_on: Option<String>,
+    /// Namespace for objects that name none.
+    pub namespace: Option<String>,
+    /// API versions the cluster serves.
+    pub api_versions: Option<Vec<String>>,
+    /// The cluster's CNI.
+    pub cni: Option<String>,
+    /// Git URLs under which Argo CD knows the directory holding this file (for trees that are not git
+    /// checkouts, or whose remote differs).
+    pub repo_urls: Option<Vec<String>>,
+    /// Days before expiry at which certificates are reported.
+    pub expiry_warning_days: Option<i64>,
+}
+
+/// A loaded config and where it was.
+#[derive(Debug, Default)]
+pub struct Loaded {
+    /// The options.
+    pub options: Options,
+    /// The file, when one was found.
+    pub path: Option<PathBuf>,
+}
+
+/// Finds and reads the config for `start`.
+pub fn discover(start: &Path, explicit: Option<&Path>, disabled: bool) -> anyhow::Result<Loaded> {
+    if disabled {
+        return Ok(Loaded::default());
+    }
+    let path = match explicit {
+        Some(p) => Some(p.to_path_buf()),
+        None => find_upwards(start),
+    };
+    let Some(path) = path else { return Ok(Loaded::default()) };
+    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read config {}", path.display()))?;
+    let options: Options = toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
+    Ok(Loaded { options, path: Some(path) })
+}
+
+fn find_upwards(start: &Path) -> Option<PathBuf> {
+    let abs = start.canonicalize().ok()?;
+    let mut cur = if abs.is_dir() { Some(abs.as_path()) } else { abs.parent() };
+    while let Some(d) = cur {
+        for name in [".edgecheck.toml", "edgecheck.toml"] {
+            let p = d.join(name);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        cur = d.parent();
+    }
+    None
+}

@@ -1,0 +1,73 @@
+//! Markdown for pull-request comments: a summary line, then one section per layer in path order.
+
+use std::fmt::Write as _;
+
+use edgecheck_core::{Layer, Severity};
+
+use crate::Report;
+
+fn cell(s: &str) -> String {
+    s.replace('|', "\\|").replace('\n', " ")
+}
+
+/// Renders Markdown.
+pub fn render_markdown(r: &Report<'_>) -> String {
+    let s = r.summary;
+    let mut out = String::new();
+    let icon = if s.errors > 0 {
+        "❌"
+    } else if s.warnings > 0 {
+        "⚠️"
+    } else {
+        "✅"
+    };
+    let _ = writeln!(
+        out,
+        "## {icon} edgecheck: {} errors, {} warnings, {} infos in {} objects\n",
+        s.errors, s.warnings, s.infos, s.objects
+    );
+    let mut layers: Vec<Layer> = r.findings.iter().map(|f| f.meta.layer).collect();
+    layers.sort_by_key(|l| l.path_rank(false));
+    layers.dedup();
+    for layer in layers {
+        let _ = writeln!(out, "### {layer}\n");
+        let _ = writeln!(out, "| | code | where | finding |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for f in r.findings.iter().filter(|f| f.meta.layer == layer) {
+            let sev = match f.severity {
+                Severity::Error => "🔴",
+                Severity::Warning => "🟡",
+                _ => "🔵",
+            };
+            let place = match (&f.file, f.line) {
+                (Some(file), Some(line)) => format!("`{file}:{line}`"),
+                (Some(file), None) => format!("`{file}`"),
+                _ => cell(&f.object.to_string()),
+            };
+            let _ = writeln!(out, "| {sev} | `{}` {} | {place} | {} |", f.meta.code, f.meta.name, cell(&f.message));
+        }
+        out.push('\n');
+        for f in r.findings.iter().filter(|f| f.meta.layer == layer && (!f.evidence.is_empty() || f.fix.is_some())) {
+            let _ = writeln!(
+                out,
+                "<details><summary><code>{}</code> {}</summary>\n",
+                f.meta.code,
+                cell(&f.object.to_string())
+            );
+            for e in &f.evidence {
+                let _ = writeln!(out, "- evidence: {}", cell(e));
+            }
+            if let Some(fix) = &f.fix {
+                let _ = writeln!(out, "- **fix:** {}", cell(fix));
+            }
+            if let Some(p) = &f.patch {
+                let _ = writeln!(out, "\n```yaml\n{}\n```", p.trim_end());
+            }
+            let _ = writeln!(out, "\n</details>\n");
+        }
+    }
+    if r.findings.is_empty() {
+        let _ = writeln!(out, "No findings.");
+    }
+    out
+}

@@ -1,0 +1,94 @@
+//! SARIF 2.1.0: one rule per check (with its documentation), results with physical locations for files
+//! and logical locations (`Kind/namespace/name`) for live objects and endpoints.
+
+use edgecheck_checks::all_checks;
+use edgecheck_core::{Finding, Severity};
+use serde_json::{json, Value};
+
+use crate::Report;
+
+fn level(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        _ => "note",
+    }
+}
+
+fn logical_name(f: &Finding) -> String {
+    let o = &f.object;
+    match &o.namespace {
+        Some(ns) => format!("{}/{}/{}", o.kind, ns, o.name),
+        None => format!("{}/{}", o.kind, o.name),
+    }
+}
+
+/// Renders SARIF.
+pub fn render_sarif(r: &Report<'_>) -> String {
+    let checks = all_checks();
+    let rules: Vec<Value> = checks
+        .iter()
+        .map(|c| {
+            let m = c.meta();
+            json!({
+                "id": m.code,
+                "name": m.name,
+                "shortDescription": {"text": m.summary()},
+                "fullDescription": {"text": m.summary()},
+                "help": {"text": m.documentation(), "markdown": m.documentation()},
+                "defaultConfiguration": {"level": level(m.severity)},
+                "properties": {"layer": m.layer.as_str(), "tags": [m.layer.as_str()]},
+            })
+        })
+        .collect();
+    let results: Vec<Value> = r
+        .findings
+        .iter()
+        .map(|f| {
+            let index = checks.iter().position(|c| c.meta().code == f.meta.code).unwrap_or(0);
+            let mut location = json!({
+                "logicalLocations": [{"fullyQualifiedName": logical_name(f), "kind": "resource"}],
+            });
+            if let Some(file) = &f.file {
+                let mut phys = json!({"artifactLocation": {"uri": file}});
+                if let Some(line) = f.line {
+                    phys["region"] = json!({"startLine": line});
+                }
+                location["physicalLocation"] = phys;
+            }
+            let mut text = f.message.clone();
+            if let Some(fix) = &f.fix {
+                text.push_str(&format!(" Fix: {fix}"));
+            }
+            json!({
+                "ruleId": f.meta.code,
+                "ruleIndex": index,
+                "level": level(f.severity),
+                "message": {"text": text},
+                "locations": [location],
+                "properties": {
+                    "layer": f.meta.layer.as_str(),
+                    "check": f.meta.name,
+                    "evidence": f.evidence,
+                    "related": f.related.iter().map(crate::object_ref_json).collect::<Vec<_>>(),
+                },
+            })
+        })
+        .collect();
+    let doc = json!({
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "edgecheck",
+                "version": r.version,
+                "informationUri": "https://github.com/edgecheck/edgecheck",
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    });
+    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
+    out.push('\n');
+    out
+}

@@ -1,0 +1,108 @@
+//! Human text: findings grouped by layer in path order, each with file:line, evidence and fix, then a
+//! one-line summary. Colours only when asked (the CLI asks on a TTY).
+
+use std::fmt::Write as _;
+
+use edgecheck_core::{Layer, Severity};
+
+use crate::Report;
+
+const RESET: &str = "\x1b[0m";
+const BOLD: &str = "\x1b[1m";
+const DIM: &str = "\x1b[2m";
+const RED: &str = "\x1b[31m";
+const YELLOW: &str = "\x1b[33m";
+const BLUE: &str = "\x1b[34m";
+const CYAN: &str = "\x1b[36m";
+
+/// Renders findings as text.
+pub fn render_text(r: &Report<'_>, color: bool) -> String {
+    let paint = |code: &'static str, s: &str| if color { format!("{code}{s}{RESET}") } else { s.to_string() };
+    let mut out = String::new();
+    let mut layers: Vec<Layer> = r.findings.iter().map(|f| f.meta.layer).collect();
+    layers.sort_by_key(|l| l.path_rank(false));
+    layers.dedup();
+    for layer in layers {
+        let _ = writeln!(
+            out,
+            "{}",
+            paint(BOLD, &format!("── {layer} {}", "─".repeat(60usize.saturating_sub(layer.as_str().len()))))
+        );
+        let mut fs: Vec<_> = r.findings.iter().filter(|f| f.meta.layer == layer).collect();
+        fs.sort_by(|a, b| (a.severity, &a.file, a.line, a.meta.code).cmp(&(b.severity, &b.file, b.line, b.meta.code)));
+        for f in fs {
+            let sev = match f.severity {
+                Severity::Error => paint(RED, "error"),
+                Severity::Warning => paint(YELLOW, "warning"),
+                _ => paint(BLUE, "info"),
+            };
+            let place = match (&f.file, f.line) {
+                (Some(file), Some(line)) => format!("{file}:{line}"),
+                (Some(file), None) => file.clone(),
+                _ => f.object.to_string(),
+            };
+            let _ = writeln!(out, "{sev}[{}] {}  {}", paint(BOLD, f.meta.code), f.meta.name, paint(CYAN, &place));
+            let _ = writeln!(out, "  {}", f.message);
+            for e in &f.evidence {
+                let _ = writeln!(out, "  {} {e}", paint(DIM, "│ evidence:"));
+            }
+            if !f.related.is_empty() {
+                let rel: Vec<String> = f.related.iter().map(ToString::to_string).collect();
+                let _ = writeln!(out, "  {} {}", paint(DIM, "│ related:"), rel.join(", "));
+            }
+            if let Some(fix) = &f.fix {
+                let _ = writeln!(out, "  {} {fix}", paint(DIM, "└ fix:"));
+            }
+            if let Some(p) = &f.patch {
+                for l in p.lines() {
+                    let _ = writeln!(out, "      {l}");
+                }
+            }
+            out.push('\n');
+        }
+    }
+    let s = r.summary;
+    let mut line = format!(
+        "{} error{}, {} warning{}, {} info{} in {} object{} from {} file{}",
+        s.errors,
+        plural(s.errors),
+        s.warnings,
+        plural(s.warnings),
+        s.infos,
+        plural(s.infos),
+        s.objects,
+        plural(s.objects),
+        s.files,
+        plural(s.files)
+    );
+    let mut extra = Vec::new();
+    if s.skipped_documents > 0 {
+        extra.push(format!("{} non-Kubernetes document{} skipped", s.skipped_documents, plural(s.skipped_documents)));
+    }
+    if s.skipped_templates > 0 {
+        extra.push(format!("{} Helm template{} skipped", s.skipped_templates, plural(s.skipped_templates)));
+    }
+    if s.suppressed > 0 {
+        extra.push(format!("{} suppressed", s.suppressed));
+    }
+    if !extra.is_empty() {
+        line.push_str(&format!(" ({})", extra.join(", ")));
+    }
+    let painted = if s.errors > 0 {
+        paint(RED, &line)
+    } else if s.warnings > 0 {
+        paint(YELLOW, &line)
+    } else {
+        line
+    };
+    let _ = writeln!(out, "{painted}");
+    out
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

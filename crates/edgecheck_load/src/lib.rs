@@ -78,7 +78,9 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
                     continue;
                 }
             };
-            if !entry.file_type().is_file() || !has_manifest_extension(entry.path()) {
+            // Symlinks to files are read like files; a dangling one becomes an `Unreadable` problem.
+            let is_file = entry.file_type().is_file() || (entry.file_type().is_symlink() && !entry.path().is_dir());
+            if !is_file || !has_manifest_extension(entry.path()) {
                 continue;
             }
             if charts.iter().any(|c| entry.path().starts_with(c.join("templates"))) {

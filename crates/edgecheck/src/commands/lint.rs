@@ -45,7 +45,7 @@ pub fn settings(args: &CheckArgs, cfg: &config::Options) -> anyhow::Result<Setti
         selection.select = args.select.clone();
     }
     selection.ignore.extend(args.ignore.iter().cloned());
-    for u in selection.unknown() {
+    if let Some(u) = selection.unknown().first() {
         anyhow::bail!("{u}");
     }
     let fail_on = match args.fail_on {

@@ -8,8 +8,7 @@ use crate::model::Model;
 use crate::registry::all_checks;
 use crate::select::Selection;
 
-/// The annotation that suppresses findings on an object: `edgecheck.io/ignore: "TLS003,RTE001 reason"`.
-pub const IGNORE_ANNOTATION: &str = "edgecheck.io/ignore";
+pub use edgecheck_core::finding::IGNORE_ANNOTATION;
 
 /// A suppression from configuration: a selector (code, prefix, name or layer) and, optionally, the
 /// objects it applies to as `Kind/namespace/name` or `Kind/name` (`*` matches any part).
@@ -70,11 +69,13 @@ fn suppressed(graph: &Graph, f: &Finding, suppressions: &[Suppression]) -> bool 
     if by_config {
         return true;
     }
-    let Some(obj) = find_object(graph, &f.object) else {
-        return false;
-    };
-    let Some(ann) = obj.annotation(IGNORE_ANNOTATION) else {
-        return false;
+    // Findings made from an object carry its annotation; others look the object up by reference.
+    let ann = match &f.ignore_annotation {
+        Some(a) => a.as_str(),
+        None => match find_object(graph, &f.object).and_then(|o| o.annotation(IGNORE_ANNOTATION)) {
+            Some(a) => a,
+            None => return false,
+        },
     };
     ann.split([',', ' ', '\n']).map(str::trim).filter(|s| !s.is_empty()).any(|s| selector_matches(s, f))
 }

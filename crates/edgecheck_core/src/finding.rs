@@ -27,7 +27,12 @@ pub struct Finding {
     pub fix: Option<String>,
     /// A patch to apply by hand (YAML), when the fix is mechanical.
     pub patch: Option<String>,
+    /// The subject's `edgecheck.io/ignore` annotation, captured when the finding was made.
+    pub ignore_annotation: Option<String>,
 }
+
+/// The annotation that suppresses findings on an object: `edgecheck.io/ignore: "TLS003,RTE001 reason"`.
+pub const IGNORE_ANNOTATION: &str = "edgecheck.io/ignore";
 
 impl Finding {
     /// The check's code.
@@ -74,6 +79,7 @@ impl<'a> Findings<'a> {
             evidence: Vec::new(),
             fix: None,
             patch: None,
+            ignore_annotation: object.annotation(IGNORE_ANNOTATION).map(str::to_string),
         };
         FindingBuilder { sink: self, finding }
     }
@@ -92,6 +98,7 @@ impl<'a> Findings<'a> {
             evidence: Vec::new(),
             fix: None,
             patch: None,
+            ignore_annotation: None,
         };
         FindingBuilder { sink: self, finding }
     }

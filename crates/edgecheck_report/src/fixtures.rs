@@ -25,6 +25,7 @@ pub fn findings() -> Vec<Finding> {
             evidence: vec!["apps/shop/ingress.yaml:14".into()],
             fix: Some("fix the syntax at this line".into()),
             patch: None,
+            ignore_annotation: None,
         },
         Finding {
             meta: lod4,
@@ -37,6 +38,7 @@ pub fn findings() -> Vec<Finding> {
             evidence: vec!["first definition: apps/shop/svc-old.yaml:1".into()],
             fix: Some("delete one".into()),
             patch: Some("metadata:\n  name: web-v2\n".into()),
+            ignore_annotation: None,
         },
         Finding {
             meta: lod4,
@@ -49,6 +51,7 @@ pub fn findings() -> Vec<Finding> {
             evidence: vec![],
             fix: None,
             patch: None,
+            ignore_annotation: None,
         },
     ]
 }

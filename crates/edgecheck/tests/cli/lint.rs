@@ -1,0 +1,173 @@
+use base64::Engine as _;
+
+use crate::support::{cert, codes, edgecheck, json, Dir};
+
+const CANARY: &str = "EDGECHECK-CANARY-4f1c9e2b7a";
+
+fn b64(s: &str) -> String {
+    base64::engine::general_purpose::STANDARD.encode(s)
+}
+
+#[test]
+fn secret_values_appear_in_no_output_format() {
+    let d = Dir::new();
+    let (crt, key) = cert("shop.example.com");
+    let last_applied = format!("{{\"data\":{{\"password\":\"{}\"}}}}", b64(CANARY));
+    d.write(
+        "secrets.yaml",
+        format!(
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\n  namespace: shop\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{last_applied}'\ntype: kubernetes.io/tls\ndata:\n  tls.crt: {}\n  tls.key: {}\n  password: {}\nstringData:\n  token: {CANARY}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\ndata:\n  password: \"{CANARY}!!\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: repo\n  namespace: argocd\n  labels: {{argocd.argoproj.io/secret-type: repository}}\nstringData:\n  url: git@github.com:acme/platform.git\n  sshPrivateKey: {CANARY}\n",
+            b64(&crt),
+            b64(&key),
+            b64(CANARY)
+        ),
+    );
+    let key_body: String = key.lines().filter(|l| !l.starts_with("-----")).collect();
+    for format in ["text", "json", "sarif", "markdown"] {
+        let r = edgecheck(d.path(), &["lint", "--format", format, "."]);
+        assert_ne!(r.code, 101, "panic: {}", r.stderr);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        for needle in [CANARY.to_string(), b64(CANARY), key_body.chars().take(40).collect()] {
+            assert!(!all.contains(&needle), "{format} output contains a secret value `{needle}`:\n{all}");
+        }
+        if format == "json" {
+            let v = json(&r);
+            assert_eq!(v["summary"]["objects"], 3);
+            assert!(codes(&v).contains(&"LOD003".to_string()), "the bad base64 is still reported");
+        }
+    }
+}
+
+#[test]
+fn broken_files_are_reported_and_the_run_goes_on() {
+    let d = Dir::new();
+    d.write(
+        "good.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec: {ports: [{port: 80}]}\n",
+    );
+    d.write("bad.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: [oops\n");
+    d.write("bad.json", "{\"apiVersion\": \"v1\", \"kind\": \"Service\",, }");
+    d.write("binary.yaml", [0u8, 159, 146, 150, 0, 1, 2]);
+    d.write("latin1.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf\xe9}\n".to_vec());
+    d.write("empty.yaml", "");
+    d.write("values.yaml", "replicaCount: 3\nimage: nginx\n");
+    d.write("notk8s.json", "[1, 2, 3]");
+    d.write("pem.yaml", "apiVersion: v1\nkind: Secret\nmetadata: {name: t, namespace: shop}\ntype: kubernetes.io/tls\nstringData:\n  tls.crt: |\n    -----BEGIN CERTIFICATE-----\n    MIIB\n");
+    d.write("deep/nested/ok.yml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: shop}\n");
+    std::os::unix::fs::symlink(d.path().join("nowhere.yaml"), d.path().join("dangling.yaml")).expect("symlink");
+    let r = edgecheck(d.path(), &["lint", "--format", "json", "."]);
+    assert_eq!(r.code, 1, "errors were found; stderr: {}", r.stderr);
+    let v = json(&r);
+    let by_file = |file: &str| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .expect("f")
+            .iter()
+            .filter(|f| f["file"] == file)
+            .map(|f| f["code"].as_str().unwrap_or("").to_string())
+            .collect()
+    };
+    assert_eq!(by_file("bad.yaml"), vec!["LOD001"]);
+    assert_eq!(by_file("bad.json"), vec!["LOD001"]);
+    assert_eq!(by_file("binary.yaml"), vec!["LOD002"]);
+    assert_eq!(by_file("latin1.yaml"), vec!["LOD002"]);
+    assert_eq!(by_file("dangling.yaml"), vec!["LOD002"]);
+    assert_eq!(by_file("pem.yaml"), vec!["LOD003"]);
+    assert!(by_file("empty.yaml").is_empty() && by_file("values.yaml").is_empty());
+    let bad = v["findings"].as_array().expect("f").iter().find(|f| f["file"] == "bad.yaml").expect("bad.yaml finding");
+    assert_eq!(bad["line"], 4);
+    // good.yaml, pem.yaml and deep/nested/ok.yml still loaded.
+    assert_eq!(v["summary"]["objects"], 3);
+    assert_eq!(v["summary"]["skipped_documents"], 2, "values.yaml and notk8s.json are not Kubernetes objects");
+}
+
+#[test]
+fn exit_codes() {
+    let d = Dir::new();
+    d.write("ok.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n");
+    d.write("dup/a.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n");
+    assert_eq!(edgecheck(d.path(), &["lint", "ok.yaml"]).code, 0);
+    assert_eq!(edgecheck(d.path(), &["lint", "."]).code, 0, "a duplicate is a warning; default fail level is error");
+    assert_eq!(edgecheck(d.path(), &["lint", "--fail-on", "warning", "."]).code, 1);
+    assert_eq!(edgecheck(d.path(), &["lint", "--fail-on", "warning", "--ignore", "LOD004", "."]).code, 0);
+    let missing = edgecheck(d.path(), &["lint", "nope/"]);
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("nope"), "{}", missing.stderr);
+    let partial = edgecheck(d.path(), &["lint", "nope/", "ok.yaml"]);
+    assert_eq!(partial.code, 0, "one readable path is enough; the missing one is named on stderr");
+    assert!(partial.stderr.contains("nope"));
+    assert_eq!(edgecheck(d.path(), &["lint", "--select", "NOPE999", "."]).code, 2);
+    assert_eq!(edgecheck(d.path(), &["explain", "LOD004"]).code, 0);
+    assert_eq!(edgecheck(d.path(), &["explain", "XYZ123"]).code, 2);
+}
+
+#[test]
+fn config_and_annotations_suppress() {
+    let d = Dir::new();
+    let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n";
+    d.write("repo/a.yaml", svc);
+    d.write("repo/b.yaml", svc);
+    d.write("repo/.edgecheck.toml", "fail-on = \"warning\"\n");
+    let r = edgecheck(d.path(), &["lint", "--format", "json", "repo"]);
+    assert_eq!(r.code, 1, "config fail-on applies");
+    assert_eq!(codes(&json(&r)), vec!["LOD004"]);
+    d.write(
+        "repo/.edgecheck.toml",
+        "fail-on = \"warning\"\nignore = [{ code = \"LOD004\", object = \"Service/shop/web\", reason = \"known\" }]\n",
+    );
+    let r = edgecheck(d.path(), &["lint", "--format", "json", "repo"]);
+    assert_eq!(r.code, 0);
+    let v = json(&r);
+    assert!(codes(&v).is_empty());
+    assert_eq!(v["summary"]["suppressed"], 1);
+    d.write(
+        "repo/.edgecheck.toml",
+        "fail-on = \"warning\"\nignore = [{ code = \"LOD004\", object = \"Service/other/web\" }]\n",
+    );
+    assert_eq!(edgecheck(d.path(), &["lint", "repo"]).code, 1, "a suppression scoped to another object does not apply");
+    d.write("repo/.edgecheck.toml", "bogus-key = 1\n");
+    let r = edgecheck(d.path(), &["lint", "repo"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains(".edgecheck.toml"), "{}", r.stderr);
+    d.write("repo/.edgecheck.toml", "");
+    d.write("repo/b.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n    edgecheck.io/ignore: \"LOD004 renamed next release\"\n");
+    let r = edgecheck(d.path(), &["lint", "--fail-on", "warning", "repo"]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+}
+
+#[test]
+fn stdin_lists_and_helm_templates() {
+    let d = Dir::new();
+    let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop}\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop}\n";
+    let out = assert_cmd::Command::cargo_bin("edgecheck")
+        .expect("bin")
+        .args(["lint", "--format", "json", "-"])
+        .write_stdin(list)
+        .output()
+        .expect("run");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["summary"]["objects"], 2);
+    let f = &v["findings"][0];
+    assert_eq!(f["code"], "LOD004");
+    assert_eq!(f["file"], "-");
+    assert_eq!(f["line"], 7, "the second List item starts at line 7");
+    d.write("chart/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n");
+    d.write("chart/templates/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\n");
+    d.write("chart/values.yaml", "replicas: 1\n");
+    let r = edgecheck(d.path(), &["lint", "--format", "json", "."]);
+    assert_eq!(r.code, 0, "{}", r.stdout);
+    let v = json(&r);
+    assert_eq!(v["summary"]["skipped_templates"], 1);
+    assert_eq!(v["summary"]["objects"], 0);
+}
+
+#[test]
+fn catalogue_lists_every_check() {
+    let d = Dir::new();
+    let r = edgecheck(d.path(), &["checks", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&r.stdout).expect("json");
+    let n = v.as_array().expect("list").len();
+    assert!(n >= 6);
+    let e = edgecheck(d.path(), &["explain", "object-duplicate"]);
+    assert!(e.stdout.contains("## How to fix"), "{}", e.stdout);
+}

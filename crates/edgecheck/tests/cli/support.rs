@@ -1,0 +1,67 @@
+//! A temp-tree builder and a runner.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+pub struct Dir {
+    pub tmp: tempfile::TempDir,
+}
+
+impl Dir {
+    pub fn new() -> Dir {
+        Dir { tmp: tempfile::tempdir().expect("tempdir") }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.tmp.path()
+    }
+
+    pub fn write(&self, rel: &str, content: impl AsRef<[u8]>) -> PathBuf {
+        let p = self.tmp.path().join(rel);
+        std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&p, content).expect("write");
+        p
+    }
+}
+
+pub struct Run {
+    pub code: i32,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+pub fn edgecheck(dir: &Path, args: &[&str]) -> Run {
+    let out: Output = assert_cmd::Command::cargo_bin("edgecheck")
+        .expect("binary")
+        .current_dir(dir)
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("run");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+pub fn json(run: &Run) -> serde_json::Value {
+    serde_json::from_str(&run.stdout).unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{}", run.stdout))
+}
+
+pub fn codes(v: &serde_json::Value) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["code"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// A self-signed certificate and key, PEM.
+pub fn cert(host: &str) -> (String, String) {
+    let key = rcgen::KeyPair::generate().expect("key");
+    let params = rcgen::CertificateParams::new(vec![host.to_string()]).expect("params");
+    let cert = params.self_signed(&key).expect("cert");
+    (cert.pem(), key.serialize_pem())
+}

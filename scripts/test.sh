@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The whole test suite, from a fresh machine: installs what the tests need, then format, lints, tests.
+# README and .ci/run both call exactly this.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need=()
+for pkg in nginx haproxy; do
+  command -v "$pkg" >/dev/null 2>&1 || [ -x "/usr/sbin/$pkg" ] || need+=("$pkg")
+done
+if [ ${#need[@]} -gt 0 ]; then
+  if [ "$(id -u)" = 0 ]; then
+    echo "installing test dependencies: ${need[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  else
+    echo "missing test dependencies (${need[*]}); run as root or: sudo apt-get install -y ${need[*]}" >&2
+    exit 1
+  fi
+fi
+
+cargo fmt --all -- --check
+cargo clippy --workspace --all-targets --locked -- -D warnings
+cargo test --workspace --locked

@@ -1,0 +1,60 @@
+//! Generates a realistic GitOps repository for the lint benchmark: `gen_repo DIR APPS`.
+//!
+//! Each app is a namespace with a Deployment, a Service, an Ingress, an HTTPRoute, a cert-manager
+//! Certificate, a TLS Secret holding a real certificate and key (generated here), a ConfigMap and an
+//! Argo CD Application: 8 objects per app, spread over a few files per app like real repositories.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use base64::Engine as _;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let dir = PathBuf::from(args.next().unwrap_or_else(|| "bench-repo".into()));
+    let apps: usize = args.next().and_then(|n| n.parse().ok()).unwrap_or(2500);
+    let b64 = |s: &str| base64::engine::general_purpose::STANDARD.encode(s);
+    // A handful of distinct key pairs is enough; certificates differ per app.
+    let ca_key = rcgen::KeyPair::generate().expect("key");
+    let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params.distinguished_name.push(rcgen::DnType::CommonName, "bench CA");
+    let issuer = rcgen::Issuer::new(ca_params, &ca_key);
+    let leaf_key = rcgen::KeyPair::generate().expect("key");
+    let key_pem = leaf_key.serialize_pem();
+    std::fs::create_dir_all(dir.join("gateway")).expect("mkdir");
+    std::fs::write(
+        dir.join("gateway/gateway.yaml"),
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata:\n  name: cilium\nspec:\n  controllerName: io.cilium/gateway-controller\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata:\n  name: public\n  namespace: edge\nspec:\n  gatewayClassName: cilium\n  listeners:\n    - name: https\n      port: 443\n      protocol: HTTPS\n      hostname: \"*.apps.example.com\"\n      allowedRoutes: {namespaces: {from: All}}\n      tls: {certificateRefs: [{name: wildcard-tls}]}\n---\napiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata:\n  name: nginx\n  annotations: {ingressclass.kubernetes.io/is-default-class: \"true\"}\nspec:\n  controller: k8s.io/ingress-nginx\n",
+    )
+    .expect("write");
+    for i in 0..apps {
+        let ns = format!("app-{i:05}");
+        let host = format!("app{i}.apps.example.com");
+        let d = dir.join("apps").join(&ns);
+        std::fs::create_dir_all(&d).expect("mkdir");
+        let params = rcgen::CertificateParams::new(vec![host.clone()]).expect("params");
+        let cert = params.signed_by(&leaf_key, &issuer).expect("cert");
+        let mut workload = String::new();
+        let _ = write!(
+            workload,
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: {ns}\n  labels: {{app: web}}\nspec:\n  replicas: 2\n  selector:\n    matchLabels: {{app: web}}\n  template:\n    metadata:\n      labels: {{app: web, tier: frontend}}\n    spec:\n      containers:\n        - name: web\n          image: ghcr.io/acme/web:1.{i}\n          args: [\"--port=8080\", \"--log-level=info\"]\n          ports:\n            - {{name: http, containerPort: 8080}}\n          readinessProbe:\n            httpGet: {{path: /healthz, port: http}}\n          resources:\n            requests: {{cpu: 100m, memory: 128Mi}}\n---\napiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  selector: {{app: web}}\n  ports:\n    - {{name: http, port: 80, targetPort: http}}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: web-config\n  namespace: {ns}\ndata:\n  LOG_LEVEL: info\n  FEATURE_FLAGS: \"a,b,c\"\n"
+        );
+        std::fs::write(d.join("workload.yaml"), workload).expect("write");
+        let routes = format!(
+            "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: web\n  namespace: {ns}\n  annotations:\n    nginx.ingress.kubernetes.io/ssl-redirect: \"true\"\nspec:\n  ingressClassName: nginx\n  tls:\n    - hosts: [{host}]\n      secretName: web-tls\n  rules:\n    - host: {host}\n      http:\n        paths:\n          - path: /\n            pathType: Prefix\n            backend:\n              service: {{name: web, port: {{name: http}}}}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  parentRefs: [{{name: public, namespace: edge, sectionName: https}}]\n  hostnames: [{host}]\n  rules:\n    - matches: [{{path: {{type: PathPrefix, value: /}}}}]\n      backendRefs: [{{name: web, port: 80}}]\n"
+        );
+        std::fs::write(d.join("routes.yaml"), routes).expect("write");
+        let tls = format!(
+            "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  secretName: web-tls\n  dnsNames: [{host}]\n  issuerRef: {{name: letsencrypt, kind: ClusterIssuer}}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\n  namespace: {ns}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: {}\n  tls.key: {}\n",
+            b64(&cert.pem()),
+            b64(&key_pem)
+        );
+        std::fs::write(d.join("tls.yaml"), tls).expect("write");
+        let app = format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: {ns}\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: https://github.com/acme/platform.git\n    path: apps/{ns}\n    targetRevision: main\n  destination:\n    server: https://kubernetes.default.svc\n    namespace: {ns}\n  syncPolicy:\n    automated: {{prune: true, selfHeal: true}}\n"
+        );
+        std::fs::write(d.join("application.yaml"), app).expect("write");
+    }
+    println!("{} objects in {}", apps * 8 + 3, dir.display());
+}

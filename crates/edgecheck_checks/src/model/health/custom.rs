@@ -47,7 +47,7 @@ pub(super) fn application_health_enabled(graph: &Graph) -> bool {
         let nested = data
             .and_then(|d| d.get("resource.customizations"))
             .and_then(Value::as_str)
-            .is_some_and(|t| nested_application_health(t));
+            .is_some_and(nested_application_health);
         flat || nested
     })
 }

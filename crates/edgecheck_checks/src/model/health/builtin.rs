@@ -1,4 +1,5 @@
-//! gitops-engine's built-in health checks (`pkg/health`), reimplemented.
+//! gitops-engine's built-in health checks (`pkg/health`, as vendored in argo-cd's `gitops-engine/`,
+//! the copy Argo CD 3.x ships), reimplemented.
 //!
 //! Objects are read with Go's zero values for absent fields, as gitops-engine's conversion to typed
 //! objects does: a Deployment without `status` has observedGeneration 0 and 0 updated replicas, so it
@@ -7,7 +8,7 @@
 use edgecheck_core::Object;
 use serde_json::Value;
 
-use super::{arr, health, i, opt_i, s, version, with_detail};
+use super::{arr, health, i, opt_i, s, version};
 use crate::model::{Health, HealthStatus};
 
 use HealthStatus::{Degraded, Healthy, Progressing, Suspended, Unknown};
@@ -35,7 +36,7 @@ pub(super) fn assess(obj: &Object, group: &str, kind: &str) -> Option<Health> {
     let supported = match (group, kind) {
         ("extensions" | "networking.k8s.io", "Ingress") | ("argoproj.io", "Workflow") => true,
         ("apiregistration.k8s.io", _) => matches!(ver, "v1" | "v1beta1"),
-        ("autoscaling", _) => matches!(ver, "v1" | "v2" | "v2beta1" | "v2beta2"),
+        ("autoscaling", _) => matches!(ver, "v1" | "v2"),
         _ => ver == "v1",
     };
     if !supported {
@@ -58,7 +59,7 @@ pub(super) fn assess(obj: &Object, group: &str, kind: &str) -> Option<Health> {
         "StatefulSet" => statefulset(v, &h),
         "DaemonSet" => daemonset(obj, v, &h),
         "ReplicaSet" => replicaset(v, &h),
-        "Pod" => pod(v, &h),
+        "Pod" => pod(obj, v, &h),
         "Job" => job(v, &h),
         "Service" => {
             if s(v, "/spec/type") == "LoadBalancer" && arr(v, "/status/loadBalancer/ingress").is_empty() {
@@ -250,8 +251,23 @@ fn replicaset(v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
     h(Healthy, String::new())
 }
 
-fn pod(v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
-    let restart = s(v, "/spec/restartPolicy");
+/// True when Argo CD treats the object as a sync hook (`argocd.argoproj.io/hook`, unless its only
+/// type is `Skip`; else a Helm hook other than `crd-install`).
+fn is_hook(obj: &Object) -> bool {
+    if let Some(types) = obj.annotation("argocd.argoproj.io/hook") {
+        const TYPES: [&str; 7] = ["PreSync", "Sync", "PostSync", "SyncFail", "PostDelete", "PreDelete", "Skip"];
+        let known: Vec<&str> = types.split(',').map(str::trim).filter(|t| TYPES.contains(t)).collect();
+        return !(known.len() == 1 && known[0] == "Skip");
+    }
+    obj.annotation("helm.sh/hook").is_some_and(|v| v != "crd-install")
+}
+
+fn pod(obj: &Object, v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
+    let ignore_restart_policy =
+        obj.annotation("argocd.argoproj.io/ignore-restart-policy") == Some("true") && !is_hook(obj);
+    let policy = s(v, "/spec/restartPolicy");
+    // With the ignore-restart-policy annotation a finite pod is assessed like a long-running one.
+    let restart = if ignore_restart_policy { "Always" } else { policy };
     let containers = arr(v, "/status/containerStatuses");
     let init = arr(v, "/status/initContainerStatuses");
     let message = s(v, "/status/message").to_string();
@@ -336,8 +352,8 @@ fn job(v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
     } else if failed {
         h(Degraded, fail_msg.to_string())
     } else if suspended {
-        // gitops-engine reports the (empty) failure message for a suspended Job.
-        h(Suspended, with_detail(fail_msg, "Job is suspended"))
+        let m = if message.is_empty() { "Job is suspended" } else { message };
+        h(Suspended, m.to_string())
     } else {
         h(Healthy, message.to_string())
     }
@@ -362,19 +378,25 @@ fn hpa(v: &Value, ver: &str, h: &dyn Fn(HealthStatus, String) -> Health) -> Heal
     } else {
         arr(v, "/status/conditions")
     };
-    for c in conditions {
-        let (t, r) = (s(c, "/type"), s(c, "/reason"));
-        let degraded = matches!(
-            (t, r),
+    // Every condition is looked at for a degraded reason before any for a healthy one.
+    let degraded = conditions.iter().find(|c| {
+        matches!(
+            (s(c, "/type"), s(c, "/reason")),
             ("AbleToScale", "FailedGetScale" | "FailedUpdateScale")
-                | ("ScalingActive", "FailedGetResourceMetric" | "InvalidSelector")
-        );
-        if degraded {
-            return h(Degraded, s(c, "/message").to_string());
-        }
-        if matches!(t, "AbleToScale" | "ScalingLimited") && s(c, "/status") == "True" {
-            return h(Healthy, s(c, "/message").to_string());
-        }
+                | (
+                    "ScalingActive",
+                    "FailedGetResourceMetric" | "InvalidSelector" | "FailedGetObjectMetric" | "FailedGetPodsMetric"
+                )
+        )
+    });
+    if let Some(c) = degraded {
+        return h(Degraded, s(c, "/message").to_string());
+    }
+    let healthy = conditions
+        .iter()
+        .find(|c| matches!(s(c, "/type"), "AbleToScale" | "ScalingLimited") && s(c, "/status") == "True");
+    if let Some(c) = healthy {
+        return h(Healthy, s(c, "/message").to_string());
     }
     progressing()
 }

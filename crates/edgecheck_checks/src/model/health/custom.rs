@@ -95,7 +95,12 @@ pub(super) fn assess(obj: &edgecheck_core::Object, group: &str, kind: &str, app_
             ready(v, group, kind).unwrap_or_else(|| waiting("Initializing ClusterIssuer", group, kind))
         }
         ("external-secrets.io", "ClusterExternalSecret") => {
-            let last = conditions(v).last();
+            let conds = v.pointer("/status/conditions").and_then(Value::as_array);
+            if conds.is_some_and(Vec::is_empty) {
+                // The script indexes the last condition of an empty list and fails.
+                return Some(lua_error("attempt to index a nil value (status.conditions is empty)", group, kind));
+            }
+            let last = conds.and_then(|c| c.last());
             let verdict = last.and_then(|c| {
                 let st = match (s(c, "/type"), s(c, "/status")) {
                     ("Ready", "True") => Healthy,
@@ -121,6 +126,11 @@ pub(super) fn assess(obj: &edgecheck_core::Object, group: &str, kind: &str, app_
 
 fn conditions(v: &Value) -> impl Iterator<Item = &Value> {
     arr(v, "/status/conditions").iter()
+}
+
+/// Where the bundled script itself fails, Argo CD reports Unknown with the Lua error.
+fn lua_error(message: &str, group: &str, kind: &str) -> Health {
+    health(HealthStatus::Unknown, message, group, kind, None, false)
 }
 
 fn waiting(message: &str, group: &str, kind: &str) -> Health {
@@ -292,7 +302,17 @@ fn backend_tls_policy(v: &Value, group: &str, kind: &str) -> Health {
         for c in arr(a, "/conditions") {
             match s(c, "/type") {
                 "Accepted" | "ResolvedRefs" if s(c, "/status") != "True" => {
-                    let m = format!("Ancestor {name}: {}", s(c, "/message"));
+                    let Some(msg) = c.get("message").and_then(Value::as_str) else {
+                        // The script concatenates the missing message and fails.
+                        let m = format!(
+                            "attempt to concatenate a nil value (Ancestor {name}: {}={} {} has no message)",
+                            s(c, "/type"),
+                            s(c, "/status"),
+                            s(c, "/reason")
+                        );
+                        return lua_error(&m, group, kind);
+                    };
+                    let m = format!("Ancestor {name}: {msg}");
                     return health(Degraded, m, group, kind, reason_of(c), false);
                 }
                 "Accepted" => result = health(Healthy, "BackendTLSPolicy is healthy", group, kind, None, false),

@@ -2,10 +2,10 @@
 //! customizations, reimplemented in Rust), and edgecheck's own health for path kinds Argo CD does not
 //! assess.
 //!
-//! - `builtin`: gitops-engine `pkg/health` (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod, Job,
+//! - `builtin`: gitops-engine `pkg/health`, as vendored in argo-cd 3.x (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod, Job,
 //!   Service, Ingress, PersistentVolumeClaim, APIService, HorizontalPodAutoscaler, Workflow). Like
 //!   gitops-engine, the typed checks only handle the apiVersions it converts (`apps/v1`, `batch/v1`,
-//!   `v1`, ...); any other version of a handled group/kind gets `Unknown` with gitops-engine's
+//!   `v1`, HPA `autoscaling/v1` and `v2`, APIService `v1` and `v1beta1`); any other version of a handled group/kind gets `Unknown` with gitops-engine's
 //!   `unsupported <Kind> GVK: <group/version>, Kind=<Kind>` message, and kinds of groups it does not
 //!   dispatch (e.g. `extensions/v1beta1` Deployment) get no health at all.
 //! - `custom`: Argo CD's bundled `resource_customizations/<group>/<Kind>/health.lua` for
@@ -13,7 +13,15 @@
 //!   the Application health Argo CD only assesses when `argocd-cm` holds
 //!   `resource.customizations.health.argoproj.io_Application` (without it Argo CD gives an
 //!   Application no health, and so do we: `None`). The customization is assumed to be the one Argo
-//!   CD documents (status.health copied, else Progressing).
+//!   CD documents (status.health copied, else Progressing). Other health overrides an operator puts in
+//!   `argocd-cm` (custom Lua for any kind) cannot be evaluated without running Lua; the bundled
+//!   behaviour is given for them. Where a bundled script fails on an object (a nil concatenated),
+//!   Argo CD shows Unknown with the Lua error, and so does edgecheck (the message names the error).
+//!
+//! Verified against Argo CD's own test data: every `assertAppHealth` case of gitops-engine's
+//! `health_test.go` and every `health_test.yaml` case of the bundled customizations listed above
+//! give the same status and message when loaded through edgecheck (checked locally; the test data is
+//! not copied into this repository).
 //! - `own` (`own: true`): TLSRoute, Traefik IngressRoute/IngressRouteTCP, cert-manager Order,
 //!   Challenge, CertificateRequest, EndpointSlice.
 //!
@@ -132,15 +140,6 @@ pub(crate) fn arr<'a>(v: &'a Value, pointer: &str) -> &'a [Value] {
 /// The version part of an apiVersion.
 pub(crate) fn version(api_version: &str) -> &str {
     api_version.rsplit_once('/').map_or(api_version, |(_, v)| v)
-}
-
-/// Appends an explanation to Argo CD's message (kept as the prefix).
-pub(crate) fn with_detail(argo: &str, detail: &str) -> String {
-    if argo.is_empty() {
-        detail.to_string()
-    } else {
-        format!("{argo} ({detail})")
-    }
 }
 
 #[cfg(test)]

@@ -27,6 +27,10 @@ pub(super) fn handles(group: &str, kind: &str, app_health: bool) -> bool {
                 "ExternalSecret" | "ClusterExternalSecret" | "SecretStore" | "ClusterSecretStore" | "PushSecret"
             )
             | (GW, "GatewayClass" | "Gateway" | "HTTPRoute" | "GRPCRoute" | "BackendTLSPolicy")
+            | ("certmanager.k8s.io", "Certificate" | "Issuer")
+            | ("argoproj.io", "ApplicationSet")
+            | ("networking.gke.io", "ManagedCertificate")
+            | ("route.openshift.io", "Route")
     ) || (app_health && group == "argoproj.io" && kind == "Application")
 }
 
@@ -88,7 +92,11 @@ pub(super) fn assess(obj: &edgecheck_core::Object, group: &str, kind: &str, app_
                 ready(v, group, kind).unwrap_or_else(|| waiting("Waiting for certificate", group, kind))
             }
         }
-        ("cert-manager.io", "Issuer") => {
+        // The pre-1.0 group: Ready alone decides (no Issuing condition).
+        ("certmanager.k8s.io", "Certificate") => {
+            ready(v, group, kind).unwrap_or_else(|| waiting("Waiting for certificate", group, kind))
+        }
+        ("cert-manager.io" | "certmanager.k8s.io", "Issuer") => {
             ready(v, group, kind).unwrap_or_else(|| waiting("Initializing issuer", group, kind))
         }
         ("cert-manager.io", _) => {
@@ -115,6 +123,9 @@ pub(super) fn assess(obj: &edgecheck_core::Object, group: &str, kind: &str, app_
             let fallback = format!("Waiting for {kind}");
             ready(v, group, kind).unwrap_or_else(|| waiting(&fallback, group, kind))
         }
+        ("argoproj.io", "ApplicationSet") => application_set(v, group, kind),
+        ("networking.gke.io", _) => managed_certificate(v, group, kind),
+        ("route.openshift.io", _) => openshift_route(v, group, kind),
         (GW, "GatewayClass") => gateway_class(v, group, kind),
         (GW, "Gateway") => gateway(v, group, kind),
         (GW, "HTTPRoute") => route(v, group, kind, true),
@@ -336,4 +347,49 @@ fn application(v: &Value, group: &str, kind: &str) -> Health {
         _ => HealthStatus::Unknown,
     };
     health(status, s(h, "/message"), group, kind, None, false)
+}
+
+fn application_set(v: &Value, group: &str, kind: &str) -> Health {
+    let rules = [
+        ("ErrorOccurred", "True", Degraded),
+        ("ResourcesUpToDate", "False", Degraded),
+        ("RolloutProgressing", "True", Progressing),
+        ("ResourcesUpToDate", "True", Healthy),
+    ];
+    for (ty, st, status) in rules {
+        if let Some(c) = conditions(v).find(|c| s(c, "/type") == ty && s(c, "/status") == st) {
+            return cond_health(status, c, group, kind);
+        }
+    }
+    waiting("Waiting for the status to be reported", group, kind)
+}
+
+fn managed_certificate(v: &Value, group: &str, kind: &str) -> Health {
+    if arr(v, "/status/domainStatus").iter().any(|d| s(d, "/status") == "FailedNotVisible") {
+        return health(Degraded, "At least one certificate has failed to be provisioned", group, kind, None, false);
+    }
+    if s(v, "/status/certificateStatus") == "Active" {
+        return health(Healthy, "All certificates are active", group, kind, None, false);
+    }
+    waiting("At least one certificate is still being provisioned", group, kind)
+}
+
+fn openshift_route(v: &Value, group: &str, kind: &str) -> Health {
+    let Some(ingress) = v.pointer("/status/ingress").and_then(Value::as_array) else {
+        return waiting("Route is still getting admitted", group, kind);
+    };
+    let admitted = |want: &str| {
+        ingress
+            .iter()
+            .flat_map(|i| arr(i, "/conditions"))
+            .filter(|c| s(c, "/type") == "Admitted" && s(c, "/status") == want)
+            .count()
+    };
+    if admitted("True") == ingress.len() {
+        health(Healthy, "Route is healthy", group, kind, None, false)
+    } else if admitted("False") > 0 {
+        health(Degraded, "Route is degraded", group, kind, None, false)
+    } else {
+        waiting("Route is still getting admitted", group, kind)
+    }
 }

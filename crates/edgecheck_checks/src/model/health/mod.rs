@@ -9,7 +9,8 @@
 //!   `unsupported <Kind> GVK: <group/version>, Kind=<Kind>` message, and kinds of groups it does not
 //!   dispatch (e.g. `extensions/v1beta1` Deployment) get no health at all.
 //! - `custom`: Argo CD's bundled `resource_customizations/<group>/<Kind>/health.lua` for
-//!   cert-manager, External Secrets and Gateway API, matched by group and kind (every version), and
+//!   cert-manager (and its pre-1.0 `certmanager.k8s.io` group), External Secrets, Gateway API,
+//!   ApplicationSet, GKE ManagedCertificate and OpenShift Route, matched by group and kind (every version), and
 //!   the Application health Argo CD only assesses when `argocd-cm` holds
 //!   `resource.customizations.health.argoproj.io_Application` (without it Argo CD gives an
 //!   Application no health, and so do we: `None`). The customization is assumed to be the one Argo
@@ -86,7 +87,8 @@ pub(crate) fn natural_layer(group: &str, kind: &str) -> Layer {
     match (group, kind) {
         ("", "Service") | ("gateway.networking.k8s.io", "Gateway" | "GatewayClass" | "ListenerSet") => Layer::Listener,
         ("extensions" | "networking.k8s.io", "Ingress") => Layer::Listener,
-        ("cert-manager.io" | "acme.cert-manager.io", _) => Layer::Tls,
+        ("cert-manager.io" | "acme.cert-manager.io" | "certmanager.k8s.io" | "networking.gke.io", _) => Layer::Tls,
+        ("route.openshift.io", _) => Layer::Route,
         ("gateway.networking.k8s.io", "BackendTLSPolicy") => Layer::Tls,
         ("gateway.networking.k8s.io" | "traefik.io" | "traefik.containo.us", _) => Layer::Route,
         ("external-secrets.io", _) => Layer::Secrets,

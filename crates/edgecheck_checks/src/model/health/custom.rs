@@ -344,7 +344,12 @@ fn application(v: &Value, group: &str, kind: &str) -> Health {
         "Suspended" => HealthStatus::Suspended,
         "Missing" => HealthStatus::Missing,
         "Progressing" => Progressing,
-        _ => HealthStatus::Unknown,
+        "Unknown" => HealthStatus::Unknown,
+        other => {
+            // Argo CD rejects a status the script returns that is not one of its codes.
+            let m = format!("Lua returned an invalid health status ({other:?})");
+            return health(HealthStatus::Unknown, m, group, kind, None, false);
+        }
     };
     health(status, s(h, "/message"), group, kind, None, false)
 }

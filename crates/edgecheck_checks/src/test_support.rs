@@ -387,3 +387,8 @@ fn ymd(t: i64) -> (i32, u8, u8) {
     let s = edgecheck_core::cert::format_time(t);
     (s[0..4].parse().unwrap_or(2026), s[5..7].parse().unwrap_or(1), s[8..10].parse().unwrap_or(1))
 }
+
+/// The `resources/` folder (health fixtures live in `resources/health/`).
+pub fn resources_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("resources")
+}

@@ -1,9 +1,24 @@
 //! Checks of the `backend` layer.
 
+// --- backend (BKD001–BKD059)
+mod backend_port_missing;
+mod backend_service_missing;
+mod helpers;
+mod service_endpoints_unready;
+mod service_selector_unmatched;
+mod target_port_name_missing;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- backend (BKD001–BKD059)
+    &backend_service_missing::BackendServiceMissing,
+    &backend_port_missing::BackendPortMissing,
+    &target_port_name_missing::TargetPortNameMissing,
+    &service_selector_unmatched::ServiceSelectorUnmatched,
+    &service_endpoints_unready::ServiceEndpointsUnready,
+];
 
 #[cfg(test)]
 mod tests {

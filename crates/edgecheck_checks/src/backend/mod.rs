@@ -2,6 +2,7 @@
 
 // --- backend (BKD001–BKD059)
 mod backend_port_missing;
+mod backend_protocol_mismatch;
 mod backend_service_missing;
 mod helpers;
 mod service_endpoints_unready;
@@ -18,6 +19,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &target_port_name_missing::TargetPortNameMissing,
     &service_selector_unmatched::ServiceSelectorUnmatched,
     &service_endpoints_unready::ServiceEndpointsUnready,
+    &backend_protocol_mismatch::BackendProtocolMismatch,
 ];
 
 #[cfg(test)]

@@ -1,10 +1,12 @@
 //! Checks of the `backend` layer.
 
 // --- backend (BKD001–BKD059)
+mod argocd_tls_mode_conflict;
 mod backend_port_missing;
 mod backend_protocol_mismatch;
 mod backend_service_missing;
 mod helpers;
+mod probe_scheme_mismatch;
 mod service_endpoints_unready;
 mod service_selector_unmatched;
 mod target_port_name_missing;
@@ -20,6 +22,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &service_selector_unmatched::ServiceSelectorUnmatched,
     &service_endpoints_unready::ServiceEndpointsUnready,
     &backend_protocol_mismatch::BackendProtocolMismatch,
+    &argocd_tls_mode_conflict::ArgocdTlsModeConflict,
+    &probe_scheme_mismatch::ProbeSchemeMismatch,
 ];
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
 use edgecheck_core::kind::K;
+use edgecheck_core::reasons::layer_for;
 use edgecheck_core::views::{EndpointSlice, Event, Service};
 use edgecheck_core::{EdgeKind, Findings, Layer, Severity};
 
@@ -10,8 +11,8 @@ declare_check! {
     /// Live status: a Service that a route sends traffic to, whose EndpointSlices
     /// (`discovery.k8s.io/v1`, label `kubernetes.io/service-name`) hold no ready endpoint
     /// (`conditions.ready` absent counts as ready, as the API defines). On a full dump that holds
-    /// EndpointSlices, a selector Service without any slice counts as having none. Warning Events of
-    /// the selected Pods (`Unhealthy` probe failures such as `connection reset by peer`,
+    /// EndpointSlices, a selector Service without any slice counts as having none. Events of the
+    /// selected Pods whose reason `reasons::layer_for` places in the backend layer (`Unhealthy` probe failures such as `connection reset by peer`,
     /// `http: server gave HTTP response to HTTPS client`, `BackOff`) are quoted as the reason.
     ///
     /// Finds nothing in a Git repository (no EndpointSlices there). ExternalName Services are skipped.
@@ -89,17 +90,13 @@ impl ServiceEndpointsUnready {
             for p in pods {
                 for e in cx.graph.edges_to_kind(p, EdgeKind::Involves) {
                     let Some(ev) = cx.graph.view::<Event>(e.from) else { continue };
-                    if ev.event_type.as_deref() != Some("Warning") || quoted >= 3 {
+                    let reason = ev.reason.as_deref().unwrap_or("");
+                    if layer_for("", reason) != Some(Layer::Backend) || quoted >= 3 {
                         continue;
                     }
                     quoted += 1;
                     f = f
-                        .evidence(format!(
-                            "{} {}: {}",
-                            cx.graph.obj(p).to_ref(),
-                            ev.reason.as_deref().unwrap_or(""),
-                            ev.text()
-                        ))
+                        .evidence(format!("{} {}: {}", cx.graph.obj(p).to_ref(), reason, ev.text()))
                         .related(cx.graph.obj(e.from).to_ref());
                 }
             }

@@ -1,6 +1,7 @@
 //! Checks of the `backend` layer.
 
 // --- backend (BKD001–BKD059)
+mod alb_backend_cluster_ip;
 mod argocd_tls_mode_conflict;
 mod backend_port_missing;
 mod backend_protocol_mismatch;
@@ -24,6 +25,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &backend_protocol_mismatch::BackendProtocolMismatch,
     &argocd_tls_mode_conflict::ArgocdTlsModeConflict,
     &probe_scheme_mismatch::ProbeSchemeMismatch,
+    &alb_backend_cluster_ip::AlbBackendClusterIp,
 ];
 
 #[cfg(test)]

@@ -7,6 +7,7 @@ mod backend_port_missing;
 mod backend_protocol_mismatch;
 mod backend_service_missing;
 mod helpers;
+mod job_failed;
 mod probe_scheme_mismatch;
 mod service_endpoints_unready;
 mod service_selector_unmatched;
@@ -26,6 +27,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &argocd_tls_mode_conflict::ArgocdTlsModeConflict,
     &probe_scheme_mismatch::ProbeSchemeMismatch,
     &alb_backend_cluster_ip::AlbBackendClusterIp,
+    &job_failed::JobFailed,
 ];
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 // --- backend (BKD001–BKD059)
 mod alb_backend_cluster_ip;
 mod argocd_tls_mode_conflict;
+mod backend_pods_unready;
 mod backend_port_missing;
 mod backend_protocol_mismatch;
 mod backend_service_missing;
@@ -28,6 +29,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &probe_scheme_mismatch::ProbeSchemeMismatch,
     &alb_backend_cluster_ip::AlbBackendClusterIp,
     &job_failed::JobFailed,
+    &backend_pods_unready::BackendPodsUnready,
 ];
 
 #[cfg(test)]

@@ -10,10 +10,10 @@ declare_check! {
     /// The protocol a proxy speaks to a backend against what the backend port serves.
     ///
     /// What the proxy speaks: Ingress `nginx.ingress.kubernetes.io/backend-protocol` (`HTTPS`, `GRPCS`
-    /// → TLS; `GRPC` → h2c; `HTTP`), `alb.ingress.kubernetes.io/backend-protocol` (`https`, `http`),
+    /// → TLS; `GRPC` → gRPC over h2c; `HTTP`), `alb.ingress.kubernetes.io/backend-protocol` (`https`, `http`),
     /// the Service annotation `traefik.ingress.kubernetes.io/service.serversscheme`; Traefik
     /// IngressRoute `services[].scheme` (`https`, `h2c`, `http`; without it Traefik speaks TLS to a
-    /// Service port 443 or a port named `https…`, else plain HTTP); HTTPRoute plain HTTP, GRPCRoute h2c,
+    /// Service port 443 or a port named `https…`, else plain HTTP); HTTPRoute plain HTTP, GRPCRoute gRPC,
     /// either TLS when a BackendTLSPolicy targets the Service, h2c when the Service port's
     /// `appProtocol` is `kubernetes.io/h2c`. Ingresses without an annotation are not judged (the
     /// controller decides), nor are TLSRoute, TCPRoute and IngressRouteTCP (bytes pass through).
@@ -22,6 +22,12 @@ declare_check! {
     /// HTTP/1.1 and gRPC over cmux, no h2c), the scheme of an httpGet readiness/liveness/startup probe
     /// on that port, the Service port's `appProtocol` (`http`, `https`), the container port's name
     /// (`http`, `https`; a warning only). A Service port number (443) is never taken as proof of TLS.
+    ///
+    /// gRPC-only traffic (nginx `GRPC`, GRPCRoute) to `argocd-server --insecure` is fine: its cmux
+    /// hands HTTP/2 requests with a gRPC content type to the gRPC server (Argo CD's own ingress-nginx
+    /// guide does this). Generic h2c (Traefik `scheme: h2c`, `appProtocol: kubernetes.io/h2c`) sends
+    /// browser requests as HTTP/2 too, which cmux does not accept. h2c to a server whose probe is
+    /// plain HTTP is not reported: a probe does not say whether the server also speaks h2c.
     ///
     /// ## Why it matters
     /// - TLS to a plaintext port: the handshake fails and the proxy answers 502 (ALB, nginx) or 500
@@ -56,7 +62,10 @@ declare_check! {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Speaks {
     Plain,
+    /// HTTP/2 with prior knowledge for every request.
     H2c,
+    /// gRPC over h2c: only gRPC requests (nginx `GRPC`, GRPCRoute).
+    Grpc,
     Tls,
 }
 
@@ -99,12 +108,17 @@ impl BackendProtocolMismatch {
                 ),
                 (Speaks::H2c, Serves::Plain { http1_only: true }) => (
                     format!(
-                        "{} speaks h2c (HTTP/2 without TLS) to {target}, whose server speaks HTTP/1.1 only; Traefik answers 500 with the 21-byte body `Internal Server Error`",
-                        from.to_ref()
+                        "{} speaks h2c (HTTP/2 without TLS) to {target}, whose server speaks HTTP/1.1 only; {}",
+                        from.to_ref(),
+                        if from.kind.group.starts_with("traefik") {
+                            "Traefik answers 500 with the 21-byte body `Internal Server Error`"
+                        } else {
+                            "every request fails at the proxy (5xx)"
+                        }
                     ),
-                    "drop h2c for this backend (scheme: http, no GRPC backend-protocol); for native gRPC use grpc-web or L4 passthrough",
+                    "drop h2c for this backend (scheme: http, no kubernetes.io/h2c appProtocol); for native gRPC use grpc-web, a gRPC-only route, or L4 passthrough",
                 ),
-                (Speaks::Plain | Speaks::H2c, Serves::Tls) => (
+                (Speaks::Plain | Speaks::H2c | Speaks::Grpc, Serves::Tls) => (
                     format!(
                         "{} speaks plain HTTP to {target}, which serves TLS; the server rejects it (400 `Client sent an HTTP request to an HTTPS server`, or a redirect loop)",
                         from.to_ref()
@@ -143,7 +157,7 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
         if let Some(v) = from.annotation(key) {
             let speaks = match v.trim().to_ascii_uppercase().as_str() {
                 "HTTPS" | "GRPCS" => Speaks::Tls,
-                "GRPC" => Speaks::H2c,
+                "GRPC" => Speaks::Grpc,
                 "HTTP" => Speaks::Plain,
                 _ => return None,
             };
@@ -237,7 +251,7 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
                 from_443: false,
             });
         }
-        let (speaks, what) = if grpc { (Speaks::H2c, "h2c (gRPC)") } else { (Speaks::Plain, "plain HTTP") };
+        let (speaks, what) = if grpc { (Speaks::Grpc, "gRPC over h2c") } else { (Speaks::Plain, "plain HTTP") };
         return Some(Expect {
             speaks,
             evidence: format!("{} without BackendTLSPolicy: the Gateway speaks {what}", from.kind),

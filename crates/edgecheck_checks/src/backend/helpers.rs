@@ -222,3 +222,41 @@ pub(super) fn serves(graph: &Graph, sp: &ServicePort, r: &Reached<'_>) -> Option
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn svc() -> Service {
+        serde_json::from_value(json!({"spec": {"ports": [
+            {"name": "http", "port": 80, "targetPort": 8080},
+            {"name": "https", "port": 443, "targetPort": "https"}
+        ]}}))
+        .unwrap()
+    }
+
+    #[test]
+    fn ports_match_by_number_name_and_digit_string() {
+        let s = svc();
+        assert_eq!(service_port(&s, &PortRef::Number(80)).map(|p| p.port), Some(80));
+        assert_eq!(service_port(&s, &PortRef::Name("https".into())).map(|p| p.port), Some(443));
+        assert_eq!(service_port(&s, &PortRef::Name("443".into())).map(|p| p.port), Some(443));
+        // The targetPort is not a Service port.
+        assert!(service_port(&s, &PortRef::Number(8080)).is_none());
+        assert!(service_port(&s, &PortRef::Name("web".into())).is_none());
+        assert_eq!(describe_ports(&s), "http:80, https:443");
+    }
+
+    #[test]
+    fn argocd_server_is_recognised_by_its_binary() {
+        let c = |v: serde_json::Value| serde_json::from_value::<Container>(v).unwrap();
+        assert!(is_argocd_server(&c(json!({"name": "x", "args": ["/usr/local/bin/argocd-server", "--insecure"]}))));
+        assert!(is_argocd_server(&c(json!({"name": "x", "command": ["argocd-server"]}))));
+        assert!(!is_argocd_server(&c(json!({"name": "argocd-repo-server", "command": ["argocd-repo-server"]}))));
+        assert_eq!(truthy("True"), Some(true));
+        assert_eq!(truthy("false"), Some(false));
+        assert_eq!(truthy("maybe"), None);
+    }
+}

@@ -11,7 +11,8 @@ declare_check! {
     ///
     /// What the proxy speaks: Ingress `nginx.ingress.kubernetes.io/backend-protocol` (`HTTPS`, `GRPCS`
     /// → TLS; `GRPC` → gRPC over h2c; `HTTP`), `alb.ingress.kubernetes.io/backend-protocol` (`https`, `http`),
-    /// the Service annotation `traefik.ingress.kubernetes.io/service.serversscheme`; Traefik
+    /// the Service annotation `traefik.ingress.kubernetes.io/service.serversscheme` (without it, a
+    /// Traefik Ingress follows Traefik's port rule below); Traefik
     /// IngressRoute `services[].scheme` (`https`, `h2c`, `http`; without it Traefik speaks TLS to a
     /// Service port 443 or a port named `https…`, else plain HTTP); HTTPRoute plain HTTP, GRPCRoute gRPC,
     /// either TLS when a BackendTLSPolicy targets the Service, h2c when the Service port's
@@ -179,6 +180,9 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
             x.field = e.field.clone();
             return Some(x);
         }
+        if is_traefik_ingress(g, e.from) {
+            return Some(traefik_default(e, sp, "Traefik Ingress, no service.serversscheme annotation on the Service"));
+        }
         return None;
     }
     if from.is(K::TRAEFIK_INGRESS_ROUTE) || from.is(K::TRAEFIK_OLD_INGRESS_ROUTE) {
@@ -205,25 +209,7 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
                 from_443: false,
             });
         }
-        if sp.port == 443 || sp.name.as_deref().is_some_and(|n| n.starts_with("https")) {
-            return Some(Expect {
-                speaks: Speaks::Tls,
-                evidence: format!(
-                    "{} has no scheme; Traefik speaks https to Service port {}{}",
-                    e.field,
-                    sp.port,
-                    sp.name.as_deref().map(|n| format!(" (`{n}`)")).unwrap_or_default()
-                ),
-                field: e.field.clone(),
-                from_443: true,
-            });
-        }
-        return Some(Expect {
-            speaks: Speaks::Plain,
-            evidence: format!("{} has no scheme: Traefik speaks plain HTTP", e.field),
-            field: e.field.clone(),
-            from_443: false,
-        });
+        return Some(traefik_default(e, sp, &format!("{} has no scheme", e.field)));
     }
     let grpc = from.is(K::GRPC_ROUTE);
     if from.is(K::HTTP_ROUTE) || grpc {
@@ -260,6 +246,40 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
         });
     }
     None
+}
+
+/// Traefik without a scheme: https to a Service port 443 or a port named `https…`, else plain HTTP.
+fn traefik_default(e: &Edge, sp: &ServicePort, what: &str) -> Expect {
+    if sp.port == 443 || sp.name.as_deref().is_some_and(|n| n.starts_with("https")) {
+        return Expect {
+            speaks: Speaks::Tls,
+            evidence: format!(
+                "{what}; Traefik speaks https to Service port {}{}",
+                sp.port,
+                sp.name.as_deref().map(|n| format!(" (`{n}`)")).unwrap_or_default()
+            ),
+            field: e.field.clone(),
+            from_443: true,
+        };
+    }
+    Expect {
+        speaks: Speaks::Plain,
+        evidence: format!("{what}: Traefik speaks plain HTTP"),
+        field: e.field.clone(),
+        from_443: false,
+    }
+}
+
+/// Whether the Ingress belongs to Traefik (IngressClass controller `traefik.io/ingress-controller`,
+/// or class `traefik` when the IngressClass is not in the inputs).
+fn is_traefik_ingress(g: &Graph, ing: edgecheck_core::ObjId) -> bool {
+    g.edges_from_kind(ing, edgecheck_core::EdgeKind::IngressClass).next().is_some_and(|e| match &e.to {
+        Target::Found(c) => g
+            .view::<edgecheck_core::views::IngressClass>(*c)
+            .and_then(|c| c.spec.controller.as_deref())
+            .is_some_and(|ctl| ctl == "traefik.io/ingress-controller"),
+        Target::Missing(r) => r.name == "traefik",
+    })
 }
 
 fn scheme(v: &str) -> Option<Speaks> {

@@ -1,5 +1,6 @@
+use edgecheck_core::kind::K;
 use edgecheck_core::views::{PortRef, Service};
-use edgecheck_core::{Findings, Layer, Severity, Target};
+use edgecheck_core::{Edge, Findings, Layer, Object, Severity, Target};
 
 use super::helpers::{backend_edges, describe_ports, service_port};
 use crate::framework::{declare_check, CheckContext};
@@ -13,7 +14,10 @@ declare_check! {
     ///   `port` number, never the `targetPort`;
     /// - Traefik IngressRoute / IngressRouteTCP `services[].port`: a Service port number or name.
     ///
-    /// ExternalName Services have no ports to check and are skipped; so are references without a port.
+    /// A reference without a port is reported where the controller needs one: a Gateway API
+    /// backendRef to a Service (the spec requires `port`; the API server rejects the route), a Traefik
+    /// service when the Service does not have exactly one port. ExternalName Services have no ports
+    /// to check and are skipped.
     ///
     /// ## Why it matters
     /// The controller cannot build an upstream: ingress-nginx answers 503 and logs
@@ -44,13 +48,20 @@ declare_check! {
 impl BackendPortMissing {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for e in backend_edges(cx.graph) {
-            let (Target::Found(sid), Some(port)) = (&e.to, &e.port) else { continue };
+            let Target::Found(sid) = &e.to else { continue };
             let Some(svc) = cx.graph.view::<Service>(*sid) else { continue };
-            if svc.spec.kind() == "ExternalName" || service_port(svc, port).is_some() {
+            if svc.spec.kind() == "ExternalName" {
                 continue;
             }
             let from = cx.graph.obj(e.from);
             let sobj = cx.graph.obj(*sid);
+            let Some(port) = &e.port else {
+                report_unset(from, sobj, svc, e, out);
+                continue;
+            };
+            if service_port(svc, port).is_some() {
+                continue;
+            }
             let what = match port {
                 PortRef::Number(n) => format!("port {n}"),
                 PortRef::Name(s) => format!("port name `{s}`"),
@@ -78,4 +89,31 @@ impl BackendPortMissing {
                 .emit();
         }
     }
+}
+
+/// A backend reference without a port, where the controller cannot pick one.
+fn report_unset(from: &Object, sobj: &Object, svc: &Service, e: &Edge, out: &mut Findings<'_>) {
+    let gateway = [K::HTTP_ROUTE, K::GRPC_ROUTE, K::TLS_ROUTE, K::TCP_ROUTE, K::UDP_ROUTE].iter().any(|k| from.is(*k));
+    let traefik = [
+        K::TRAEFIK_INGRESS_ROUTE,
+        K::TRAEFIK_INGRESS_ROUTE_TCP,
+        K::TRAEFIK_OLD_INGRESS_ROUTE,
+        K::TRAEFIK_OLD_INGRESS_ROUTE_TCP,
+    ]
+    .iter()
+    .any(|k| from.is(*k));
+    let consequence = if gateway {
+        "Gateway API requires a port for a Service backendRef; the API server rejects the route"
+    } else if traefik && svc.spec.ports.len() != 1 {
+        "Traefik cannot choose one of its ports and drops the router"
+    } else {
+        return;
+    };
+    out.at(from, &e.field)
+        .message(format!("{} names {} without a port; {consequence}", from.to_ref(), sobj.to_ref()))
+        .evidence(format!("{}: no port", e.field))
+        .evidence(format!("Service ports: {}", describe_ports(svc)))
+        .related(sobj.to_ref())
+        .fix("add `port:` with the Service port number (or name, for Traefik)")
+        .emit();
 }

@@ -15,7 +15,8 @@ declare_check! {
     /// Traefik Ingress follows Traefik's port rule below); Traefik
     /// IngressRoute `services[].scheme` (`https`, `h2c`, `http`; without it Traefik speaks TLS to a
     /// Service port 443 or a port named `https…`, else plain HTTP); HTTPRoute plain HTTP, GRPCRoute gRPC,
-    /// either TLS when a BackendTLSPolicy targets the Service, h2c when the Service port's
+    /// either TLS when a BackendTLSPolicy targets the Service (or an Istio DestinationRule for it
+    /// originates TLS: `tls.mode` `SIMPLE`/`MUTUAL`), h2c when the Service port's
     /// `appProtocol` is `kubernetes.io/h2c`. Ingresses without an annotation are not judged (the
     /// controller decides), nor are TLSRoute, TCPRoute and IngressRouteTCP (bytes pass through).
     ///
@@ -229,6 +230,14 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
                 from_443: false,
             });
         }
+        if let Some(dr) = istio_tls_origination(g, sobj) {
+            return Some(Expect {
+                speaks: Speaks::Tls,
+                evidence: format!("{} originates TLS to {}", dr, sobj.to_ref()),
+                field: e.field.clone(),
+                from_443: false,
+            });
+        }
         if sp.app_protocol.as_deref() == Some("kubernetes.io/h2c") {
             return Some(Expect {
                 speaks: Speaks::H2c,
@@ -279,6 +288,21 @@ fn is_traefik_ingress(g: &Graph, ing: edgecheck_core::ObjId) -> bool {
             .and_then(|c| c.spec.controller.as_deref())
             .is_some_and(|ctl| ctl == "traefik.io/ingress-controller"),
         Target::Missing(r) => r.name == "traefik",
+    })
+}
+
+/// An Istio DestinationRule whose `spec.host` is the Service (short or cluster-local name) and
+/// whose `trafficPolicy.tls.mode` originates TLS (`SIMPLE`, `MUTUAL`).
+fn istio_tls_origination(g: &Graph, sobj: &Object) -> Option<edgecheck_core::ObjectRef> {
+    let kind = edgecheck_core::Kind { group: "networking.istio.io".into(), kind: "DestinationRule".into() };
+    let ns = sobj.namespace.as_deref().unwrap_or("");
+    g.ids_of(&kind).iter().map(|id| g.obj(*id)).find_map(|o| {
+        let host = o.value.pointer("/spec/host").and_then(|v| v.as_str())?;
+        let same = host == sobj.name && o.namespace == sobj.namespace
+            || host == format!("{}.{ns}", sobj.name)
+            || host.starts_with(&format!("{}.{ns}.svc", sobj.name));
+        let mode = o.value.pointer("/spec/trafficPolicy/tls/mode").and_then(|v| v.as_str())?;
+        (same && matches!(mode, "SIMPLE" | "MUTUAL")).then(|| o.to_ref())
     })
 }
 

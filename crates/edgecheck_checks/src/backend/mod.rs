@@ -1,9 +1,36 @@
 //! Checks of the `backend` layer.
 
+// --- backend (BKD001–BKD059)
+mod alb_backend_cluster_ip;
+mod argocd_tls_mode_conflict;
+mod backend_pods_unready;
+mod backend_port_missing;
+mod backend_protocol_mismatch;
+mod backend_service_missing;
+mod helpers;
+mod job_failed;
+mod probe_scheme_mismatch;
+mod service_endpoints_unready;
+mod service_selector_unmatched;
+mod target_port_name_missing;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- backend (BKD001–BKD059)
+    &backend_service_missing::BackendServiceMissing,
+    &backend_port_missing::BackendPortMissing,
+    &target_port_name_missing::TargetPortNameMissing,
+    &service_selector_unmatched::ServiceSelectorUnmatched,
+    &service_endpoints_unready::ServiceEndpointsUnready,
+    &backend_protocol_mismatch::BackendProtocolMismatch,
+    &argocd_tls_mode_conflict::ArgocdTlsModeConflict,
+    &probe_scheme_mismatch::ProbeSchemeMismatch,
+    &alb_backend_cluster_ip::AlbBackendClusterIp,
+    &job_failed::JobFailed,
+    &backend_pods_unready::BackendPodsUnready,
+];
 
 #[cfg(test)]
 mod tests {

@@ -53,6 +53,7 @@ kinds! {
     JOB = "batch", "Job", "v1";
     CRON_JOB = "batch", "CronJob", "v1";
     INGRESS = "networking.k8s.io", "Ingress", "v1";
+    INGRESS_EXTENSIONS = "extensions", "Ingress", "v1beta1";
     INGRESS_CLASS = "networking.k8s.io", "IngressClass", "v1";
     CRD = "apiextensions.k8s.io", "CustomResourceDefinition", "v1";
     GATEWAY_CLASS = "gateway.networking.k8s.io", "GatewayClass", "v1";

@@ -124,7 +124,7 @@ pub trait ViewOf: Sized {
 }
 
 views! {
-    Ingress(Ingress) => [INGRESS];
+    Ingress(Ingress) => [INGRESS, INGRESS_EXTENSIONS];
     IngressClass(IngressClass) => [INGRESS_CLASS];
     Service(Service) => [SERVICE];
     Workload(Workload) => [DEPLOYMENT, STATEFUL_SET, DAEMON_SET, REPLICA_SET, JOB, CRON_JOB, POD];

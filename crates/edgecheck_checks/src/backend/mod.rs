@@ -1,9 +1,15 @@
 //! Checks of the `backend` layer.
 
+// --- Gateway API backendRefs (BKD090–BKD099)
+mod route_backend_unresolved;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- Gateway API backendRefs (BKD090–BKD099)
+    &route_backend_unresolved::RouteBackendUnresolved,
+];
 
 #[cfg(test)]
 mod tests {

@@ -1,9 +1,21 @@
 //! Checks of the `listener` layer.
 
+// --- Gateway API listeners (LSN001–LSN029)
+mod gateway_listener_conflicted;
+mod gateway_listener_invalid;
+mod gateway_listener_tls_modes_shared;
+mod gateway_not_accepted;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- Gateway API listeners (LSN001–LSN029)
+    &gateway_listener_conflicted::GatewayListenerConflicted,
+    &gateway_listener_tls_modes_shared::GatewayListenerTlsModesShared,
+    &gateway_listener_invalid::GatewayListenerInvalid,
+    &gateway_not_accepted::GatewayNotAccepted,
+];
 
 #[cfg(test)]
 mod tests {

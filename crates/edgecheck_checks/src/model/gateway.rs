@@ -862,6 +862,114 @@ fn backend_refs(
     Ok(())
 }
 
+/// A computed condition that says something is wrong (False, or `Conflicted=True`), with its object.
+pub(crate) struct Fault<'m> {
+    /// The object the condition is for.
+    pub id: ObjId,
+    /// The condition.
+    pub cond: &'m ExpectedCondition,
+}
+
+impl GatewayModel {
+    /// Every faulty condition, by object in load order, then in [`GatewayModel::of`] order.
+    pub(crate) fn faults(&self, graph: &Graph) -> Vec<Fault<'_>> {
+        let mut ids: Vec<ObjId> = self.conditions.keys().copied().collect();
+        ids.sort_unstable();
+        let _ = graph;
+        let mut out = Vec::new();
+        for id in ids {
+            for c in self.of(id) {
+                let bad = if c.condition_type == "Conflicted" { c.status } else { !c.status };
+                // Programmed=False is a consequence; the cause is in another condition.
+                if bad && c.condition_type != "Programmed" {
+                    out.push(Fault { id, cond: c });
+                }
+            }
+        }
+        out
+    }
+}
+
+/// True when a condition comes from an object missing from the inventory (the absence rule decides
+/// its severity: error on a full dump, warning otherwise).
+pub(crate) fn from_absence(c: &ExpectedCondition) -> bool {
+    c.message.contains("is not in the inventory")
+}
+
+/// `status` as the spec spells it.
+pub(crate) fn status_str(c: &ExpectedCondition) -> &'static str {
+    if c.status {
+        "True"
+    } else {
+        "False"
+    }
+}
+
+/// Reports a faulty computed condition: about the object, at the listener or parentRef it is for.
+pub(crate) fn report_fault(
+    cx: &crate::framework::CheckContext<'_>,
+    out: &mut edgecheck_core::Findings<'_>,
+    f: &Fault<'_>,
+    fix: &str,
+) {
+    let obj = cx.graph.obj(f.id);
+    let c = f.cond;
+    let mut path = String::new();
+    let mut place = String::new();
+    if let Some(l) = &c.listener {
+        let ls: Vec<Listener> = if let Some(g) = cx.graph.view::<views::Gateway>(f.id) {
+            g.spec.listeners.clone()
+        } else if let Some(s) = cx.graph.view::<views::ListenerSet>(f.id) {
+            s.spec.listeners.clone()
+        } else {
+            Vec::new()
+        };
+        if let Some(i) = ls.iter().position(|x| &x.name == l) {
+            path = format!("spec.listeners[{i}]");
+        }
+        place = format!(" listener `{l}`");
+    }
+    let mut related = Vec::new();
+    if let Some(p) = &c.parent {
+        if let Some(r) = cx.graph.view::<views::Route>(f.id) {
+            if let Some(i) = r.spec.parent_refs.iter().position(|x| parent_key(x) == *p) {
+                path = format!("spec.parentRefs[{i}]");
+                if let Some(e) =
+                    cx.graph.edges_from_kind(f.id, edgecheck_core::EdgeKind::ParentRef).find(|e| e.field == path)
+                {
+                    related.push(match &e.to {
+                        edgecheck_core::Target::Found(t) => cx.graph.obj(*t).to_ref(),
+                        edgecheck_core::Target::Missing(m) => m.clone(),
+                    });
+                }
+            }
+        }
+        let sec = p.section_name.as_deref().map(|s| format!(" sectionName `{s}`")).unwrap_or_default();
+        let port = p.port.map(|s| format!(" port {s}")).unwrap_or_default();
+        place = format!(" parentRef `{}`{sec}{port}", p.name);
+    }
+    let mut b = out
+        .at(obj, &path)
+        .message(format!("{}{place}: {}={} {}: {}", obj.to_ref(), c.condition_type, status_str(c), c.reason, c.message))
+        .evidence(format!(
+            "expected condition {}={} reason {}{}",
+            c.condition_type,
+            status_str(c),
+            c.reason,
+            c.listener.as_deref().map(|l| format!(" (listener {l})")).unwrap_or_default()
+        ))
+        .related_all(related)
+        .fix(fix);
+    if from_absence(c) {
+        b = b.severity(if cx.graph.complete {
+            edgecheck_core::Severity::Error
+        } else {
+            edgecheck_core::Severity::Warning
+        });
+    }
+    b.emit();
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

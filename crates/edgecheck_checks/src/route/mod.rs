@@ -1,9 +1,17 @@
 //! Checks of the `route` layer.
 
+// --- Gateway API routes (RTE001–RTE029)
+mod route_backend_ref_not_permitted;
+mod route_parent_not_accepted;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- Gateway API routes (RTE001–RTE029)
+    &route_parent_not_accepted::RouteParentNotAccepted,
+    &route_backend_ref_not_permitted::RouteBackendRefNotPermitted,
+];
 
 #[cfg(test)]
 mod tests {

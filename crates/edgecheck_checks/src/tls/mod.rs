@@ -1,9 +1,15 @@
 //! Checks of the `tls` layer.
 
+// --- Gateway API listener certificates (TLS090–TLS099)
+mod gateway_listener_cert_unresolved;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- Gateway API listener certificates (TLS090–TLS099)
+    &gateway_listener_cert_unresolved::GatewayListenerCertUnresolved,
+];
 
 #[cfg(test)]
 mod tests {

@@ -27,7 +27,6 @@ declare_check! {
 
 impl GatewayListenerInvalid {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        let mut seen = std::collections::BTreeSet::new();
         for f in cx.model.gateway.faults(cx.graph) {
             if !(f.cond.listener.is_some()
                 && (f.cond.condition_type == "Accepted"
@@ -35,9 +34,7 @@ impl GatewayListenerInvalid {
             {
                 continue;
             }
-            if !seen.insert(f.id) {
-                continue;
-            }
+
             let fix = match f.cond.reason.as_str() {
                 "UnsupportedProtocol" => "use HTTP, HTTPS, TLS, TCP or UDP (or a domain-prefixed protocol your implementation documents)",
                 "UnsupportedValue" => "use tls.mode Passthrough only with protocol TLS; drop tls from HTTP/TCP/UDP listeners",

@@ -924,10 +924,25 @@ pub(crate) fn report_fault(
         } else {
             Vec::new()
         };
-        if let Some(i) = ls.iter().position(|x| &x.name == l) {
+        let pos = if c.reason == "Invalid" {
+            ls.iter().rposition(|x| &x.name == l)
+        } else {
+            ls.iter().position(|x| &x.name == l)
+        };
+        if let Some(i) = pos {
             path = format!("spec.listeners[{i}]");
         }
         place = format!(" listener `{l}`");
+    }
+    if c.listener.is_none() && c.parent.is_none() {
+        path = match (c.reason.as_str(), obj.is(K::GATEWAY_CLASS), obj.is(K::GATEWAY)) {
+            ("InvalidParameters", true, _) => "spec.parametersRef".into(),
+            ("InvalidParameters", _, true) => "spec.infrastructure.parametersRef".into(),
+            ("Pending", _, true) => "spec.gatewayClassName".into(),
+            ("UnsupportedAddress", _, true) => "spec.addresses".into(),
+            ("NotAllowed" | "ParentNotAccepted", _, _) => "spec.parentRef".into(),
+            _ => String::new(),
+        };
     }
     let mut related = Vec::new();
     if let Some(p) = &c.parent {

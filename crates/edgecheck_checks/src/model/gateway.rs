@@ -66,6 +66,8 @@ pub struct GatewayModel {
     pub listeners: HashMap<(ObjId, String), ListenerState>,
     /// Ports shared by Passthrough and Terminate listeners, by Gateway in load order.
     pub shared_tls_ports: Vec<SharedTlsPort>,
+    /// For a route whose `ResolvedRefs` is False: the field of the backendRef at fault.
+    pub ref_fields: HashMap<ObjId, String>,
 }
 
 /// A listener with its owner (Gateway or ListenerSet).
@@ -545,7 +547,13 @@ impl GatewayModel {
         for (rid, ro, r) in graph.each::<views::Route>() {
             let rns = ro.namespace.clone().unwrap_or_default();
             let kind = ro.kind.kind.as_str();
-            let resolved = backend_refs(graph, ro, &rns, r);
+            let resolved = match backend_refs(graph, ro, &rns, r) {
+                Ok(()) => Ok(()),
+                Err((reason, m, field)) => {
+                    self.ref_fields.insert(rid, field);
+                    Err((reason, m))
+                }
+            };
             let edges: Vec<_> = graph.edges_from_kind(rid, edgecheck_core::EdgeKind::ParentRef).collect();
             let mut v = Vec::new();
             for (pi, p) in r.spec.parent_refs.iter().enumerate() {
@@ -557,20 +565,20 @@ impl GatewayModel {
                     parent: Some(pk.clone()),
                     ..cond(t, s, reason, m)
                 };
-                let accepted: Result<String, (&str, String)> = match &edge.to {
+                let accepted: Option<Result<String, (&str, String)>> = match &edge.to {
                     edgecheck_core::Target::Missing(mref) => {
                         let k = mref.group_kind();
-                        if !absent_is_missing(graph, &k, mref.namespace.as_deref()) {
-                            continue;
-                        }
-                        Err((
-                            "NoMatchingParent",
-                            format!(
-                                "{} `{}` is not in the inventory",
-                                k.kind,
-                                display_ns(mref.namespace.as_deref(), &mref.name)
-                            ),
-                        ))
+                        // Installed elsewhere: acceptance unknown, references still checked.
+                        absent_is_missing(graph, &k, mref.namespace.as_deref()).then(|| {
+                            Err((
+                                "NoMatchingParent",
+                                format!(
+                                    "{} `{}` is not in the inventory",
+                                    k.kind,
+                                    display_ns(mref.namespace.as_deref(), &mref.name)
+                                ),
+                            ))
+                        })
                     }
                     edgecheck_core::Target::Found(pid) => {
                         let owner_ok = self
@@ -579,19 +587,20 @@ impl GatewayModel {
                             .find(|c| c.condition_type == "Accepted" && c.listener.is_none())
                             .is_none_or(|c| c.status || c.reason != "NotAllowed");
                         let ls = slots.get(pid).map_or(&[][..], Vec::as_slice);
-                        if !owner_ok {
+                        Some(if owner_ok {
+                            self.attach(graph, (*pid, ls), p, kind, &rns, &r.spec.hostnames)
+                        } else {
                             Err((
                                 "NotAllowedByListeners",
                                 "the parent ListenerSet is not accepted by its Gateway".into(),
                             ))
-                        } else {
-                            self.attach(graph, (*pid, ls), p, kind, &rns, &r.spec.hostnames)
-                        }
+                        })
                     }
                 };
                 match accepted {
-                    Ok(m) => v.push(pc("Accepted", true, "Accepted", m)),
-                    Err((reason, m)) => v.push(pc("Accepted", false, reason, m)),
+                    None => {}
+                    Some(Ok(m)) => v.push(pc("Accepted", true, "Accepted", m)),
+                    Some(Err((reason, m))) => v.push(pc("Accepted", false, reason, m)),
                 }
                 match &resolved {
                     Ok(()) => v.push(pc("ResolvedRefs", true, "ResolvedRefs", "references resolved".into())),
@@ -823,9 +832,10 @@ fn backend_refs(
     ro: &edgecheck_core::Object,
     rns: &str,
     r: &views::Route,
-) -> Result<(), (&'static str, String)> {
-    for rule in &r.spec.rules {
-        for b in &rule.backend_refs {
+) -> Result<(), (&'static str, String, String)> {
+    for (ri, rule) in r.spec.rules.iter().enumerate() {
+        for (bi, b) in rule.backend_refs.iter().enumerate() {
+            let field = format!("spec.rules[{ri}].backendRefs[{bi}]");
             let g = b.group.as_deref().unwrap_or("");
             let k = b.kind.as_deref().unwrap_or("Service");
             let bns = b.namespace.as_deref().unwrap_or(rns);
@@ -838,6 +848,7 @@ fn backend_refs(
                 return Err((
                     "InvalidKind",
                     format!("backendRef {k} `{}` (group `{g}`) is not a supported kind", b.name),
+                    field,
                 ));
             }
             if bns != rns && !graph.reference_granted((GROUP, ro.kind.kind.as_str()), rns, (g, k), bns, &b.name) {
@@ -847,6 +858,7 @@ fn backend_refs(
                         "backendRef {k} `{bns}/{}` is in another namespace and no ReferenceGrant in `{bns}` allows it",
                         b.name
                     ),
+                    field,
                 ));
             }
             if known_ext {
@@ -855,7 +867,7 @@ fn backend_refs(
             if graph.find(K::SERVICE, Some(bns), &b.name).is_none()
                 && absent_is_missing(graph, &K::SERVICE.to_kind(), Some(bns))
             {
-                return Err(("BackendNotFound", format!("Service `{bns}/{}` is not in the inventory", b.name)));
+                return Err(("BackendNotFound", format!("Service `{bns}/{}` is not in the inventory", b.name), field));
             }
         }
     }
@@ -957,6 +969,11 @@ pub(crate) fn report_fault(
                         edgecheck_core::Target::Missing(m) => m.clone(),
                     });
                 }
+            }
+        }
+        if c.condition_type == "ResolvedRefs" {
+            if let Some(fld) = cx.model.gateway.ref_fields.get(&f.id) {
+                path.clone_from(fld);
             }
         }
         let sec = p.section_name.as_deref().map(|s| format!(" sectionName `{s}`")).unwrap_or_default();

@@ -633,10 +633,7 @@ impl GatewayModel {
                 (None, Some(port)) => format!("no listener on port {port}"),
                 (None, None) => "no listeners".into(),
             };
-            return Err((
-                "NoMatchingParent",
-                format!("{} `{}` has {what}", graph.obj(pid).kind.kind, graph.obj(pid).name),
-            ));
+            return Err(("NoMatchingParent", format!("{} has {what}", graph.obj(pid).to_ref())));
         }
         let has_hosts = matches!(kind, "HTTPRoute" | "GRPCRoute" | "TLSRoute");
         let mut why_not = Vec::new();
@@ -974,6 +971,14 @@ pub(crate) fn report_fault(
         if c.condition_type == "ResolvedRefs" {
             if let Some(fld) = cx.model.gateway.ref_fields.get(&f.id) {
                 path.clone_from(fld);
+                if let Some(e) =
+                    cx.graph.edges_from_kind(f.id, edgecheck_core::EdgeKind::Backend).find(|e| &e.field == fld)
+                {
+                    related.push(match &e.to {
+                        edgecheck_core::Target::Found(t) => cx.graph.obj(*t).to_ref(),
+                        edgecheck_core::Target::Missing(m) => m.clone(),
+                    });
+                }
             }
         }
         let sec = p.section_name.as_deref().map(|s| format!(" sectionName `{s}`")).unwrap_or_default();

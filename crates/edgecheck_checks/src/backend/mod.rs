@@ -2,6 +2,7 @@
 
 // --- Gateway API backendRefs (BKD090–BKD099)
 mod route_backend_unresolved;
+mod route_status_backend_condition_false;
 
 use crate::framework::Check;
 
@@ -9,6 +10,7 @@ use crate::framework::Check;
 pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- Gateway API backendRefs (BKD090–BKD099)
     &route_backend_unresolved::RouteBackendUnresolved,
+    &route_status_backend_condition_false::RouteStatusBackendConditionFalse,
 ];
 
 #[cfg(test)]

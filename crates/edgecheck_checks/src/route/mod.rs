@@ -3,6 +3,9 @@
 // --- Gateway API routes (RTE001–RTE029)
 mod route_backend_ref_not_permitted;
 mod route_parent_not_accepted;
+mod route_status_condition_false;
+mod route_status_stale;
+mod route_status_unexpected;
 
 use crate::framework::Check;
 
@@ -11,6 +14,9 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- Gateway API routes (RTE001–RTE029)
     &route_parent_not_accepted::RouteParentNotAccepted,
     &route_backend_ref_not_permitted::RouteBackendRefNotPermitted,
+    &route_status_condition_false::RouteStatusConditionFalse,
+    &route_status_stale::RouteStatusStale,
+    &route_status_unexpected::RouteStatusUnexpected,
 ];
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 
 // --- Gateway API listener certificates (TLS090–TLS099)
 mod gateway_listener_cert_unresolved;
+mod gateway_status_tls_condition_false;
 
 use crate::framework::Check;
 
@@ -9,6 +10,7 @@ use crate::framework::Check;
 pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- Gateway API listener certificates (TLS090–TLS099)
     &gateway_listener_cert_unresolved::GatewayListenerCertUnresolved,
+    &gateway_status_tls_condition_false::GatewayStatusTlsConditionFalse,
 ];
 
 #[cfg(test)]

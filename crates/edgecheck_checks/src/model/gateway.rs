@@ -485,6 +485,19 @@ impl GatewayModel {
                         .is_some_and(|v| v.iter().any(|c| c.condition_type == "Programmed" && !c.status))
                 })
                 .count();
+            // Not accepted or conflicted: what `ListenersNotValid` means. A listener with unresolved
+            // references is still accepted (only not programmed).
+            let invalid_count = own
+                .iter()
+                .filter(|s| {
+                    per.get(&(s.owner, s.index)).is_some_and(|v| {
+                        v.iter().any(|c| {
+                            (c.condition_type == "Accepted" && !c.status)
+                                || (c.condition_type == "Conflicted" && c.status)
+                        })
+                    })
+                })
+                .count();
             let mut gv = Vec::new();
             let class_id =
                 graph.edges_from_kind(gid, edgecheck_core::EdgeKind::GatewayClass).next().map(|e| e.to.clone());
@@ -512,20 +525,21 @@ impl GatewayModel {
             } else if let Some(t) = addr {
                 gv.push(cond("Accepted", false, "UnsupportedAddress", format!("address type `{t}` is not supported")));
                 gv.push(cond("Programmed", false, "Invalid", "not accepted"));
-            } else if !own.is_empty() && bad == own.len() {
+            } else if !own.is_empty() && invalid_count == own.len() {
                 gv.push(cond("Accepted", false, "ListenersNotValid", "no listener is valid"));
                 gv.push(cond("Programmed", false, "Invalid", "no listener is valid"));
-            } else if bad > 0 {
-                gv.push(cond(
-                    "Accepted",
-                    true,
-                    "ListenersNotValid",
-                    format!("{bad} of {} listeners are not valid", own.len()),
-                ));
-                gv.push(cond("Programmed", true, "Programmed", "programmed"));
             } else {
-                gv.push(cond("Accepted", true, "Accepted", "accepted"));
-                gv.push(cond("Programmed", true, "Programmed", "programmed"));
+                if invalid_count > 0 {
+                    let m = format!("{invalid_count} of {} listeners are not valid", own.len());
+                    gv.push(cond("Accepted", true, "ListenersNotValid", m));
+                } else {
+                    gv.push(cond("Accepted", true, "Accepted", "accepted"));
+                }
+                if !own.is_empty() && bad == own.len() {
+                    gv.push(cond("Programmed", false, "Invalid", "no listener is programmed"));
+                } else {
+                    gv.push(cond("Programmed", true, "Programmed", "programmed"));
+                }
             }
             for (owner, _, ls) in &owners {
                 let target = if *owner == gid { &mut gv } else { self.conditions.entry(*owner).or_default() };
@@ -1220,7 +1234,8 @@ spec: {secretName: made, dnsNames: [x.com], issuerRef: {name: le}}
         assert!(has(&v, Some("e"), "Accepted", false, "UnsupportedValue"));
         assert!(has(&v, Some("f"), "ResolvedRefs", false, "InvalidRouteKinds"));
         assert!(has(&v, Some("g"), "Accepted", false, "UnsupportedProtocol"));
-        assert!(has(&v, None, "Accepted", false, "ListenersNotValid"), "every listener is broken");
+        assert!(has(&v, None, "Accepted", true, "ListenersNotValid"), "f is accepted (only its kinds are wrong)");
+        assert!(has(&v, None, "Programmed", false, "Invalid"), "no listener is programmed");
         // GatewayClass `x` missing, no classes in the inventory: not reported (installed elsewhere).
         assert!(!has(&v, None, "Accepted", false, "Pending"));
     }

@@ -245,12 +245,21 @@ impl GatewayModel {
             let parent =
                 graph.edges_from_kind(id, edgecheck_core::EdgeKind::ParentRef).next().and_then(|e| e.to.found());
             match parent {
-                None => v.push(cond(
-                    "Accepted",
-                    false,
-                    "ParentNotAccepted",
-                    format!("parent Gateway `{}` is not in the inventory", s.spec.parent_ref.name),
-                )),
+                None => {
+                    let pns = s.spec.parent_ref.namespace.as_deref().or(o.namespace.as_deref());
+                    // A Gateway installed elsewhere: acceptance unknown.
+                    if absent_is_missing(graph, &K::GATEWAY.to_kind(), pns) {
+                        v.push(cond(
+                            "Accepted",
+                            false,
+                            "ParentNotAccepted",
+                            format!(
+                                "parent Gateway `{}` is not in the inventory",
+                                display_ns(pns, &s.spec.parent_ref.name)
+                            ),
+                        ));
+                    }
+                }
                 Some(gw) => {
                     let gwo = graph.obj(gw);
                     let allowed = graph.view::<views::Gateway>(gw).and_then(|g| g.spec.allowed_listeners.clone());
@@ -1260,5 +1269,53 @@ metadata: {name: other, namespace: kube-system}
         let (g, m) = model(text);
         assert!(has(&conds(&g, &m, K::GATEWAY_CLASS, None, "a"), None, "Accepted", false, "InvalidParameters"));
         assert!(has(&conds(&g, &m, K::GATEWAY_CLASS, None, "b"), None, "Accepted", true, "Accepted"));
+    }
+    #[test]
+    fn listener_sets_lose_to_the_gateway_and_carry_routes() {
+        let text = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: edge}
+spec:
+  gatewayClassName: x
+  allowedListeners: {namespaces: {from: All}}
+  listeners:
+  - {name: http, port: 80, protocol: HTTP, hostname: a.example.com}
+---
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XListenerSet
+metadata: {name: team, namespace: shop}
+spec:
+  parentRef: {name: gw, namespace: edge}
+  listeners:
+  - {name: dup, port: 80, protocol: HTTP, hostname: a.example.com}
+  - {name: own, port: 80, protocol: HTTP, hostname: shop.example.com}
+---
+apiVersion: gateway.networking.x-k8s.io/v1alpha1
+kind: XListenerSet
+metadata: {name: closed, namespace: shop}
+spec:
+  parentRef: {name: other, namespace: edge}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: shop}
+spec:
+  parentRefs: [{group: gateway.networking.x-k8s.io, kind: XListenerSet, name: team, sectionName: own}]
+  hostnames: [shop.example.com]
+"#;
+        let (g, m) = model(text);
+        let gw = conds(&g, &m, K::GATEWAY, Some("edge"), "gw");
+        assert!(has(&gw, Some("http"), "Conflicted", false, "NoConflicts"), "{gw:?}");
+        let ls = conds(&g, &m, K::LISTENER_SET, Some("shop"), "team");
+        assert!(has(&ls, None, "Accepted", true, "Accepted"), "{ls:?}");
+        assert!(has(&ls, Some("dup"), "Conflicted", true, "HostnameConflict"));
+        assert!(has(&ls, Some("own"), "Conflicted", false, "NoConflicts"));
+        let web = conds(&g, &m, K::HTTP_ROUTE, Some("shop"), "web");
+        assert!(has(&web, Some("own"), "Accepted", true, "Accepted"), "{web:?}");
+        let id = g.find(K::LISTENER_SET, Some("shop"), "team").expect("set");
+        assert_eq!(m.listener(id, "own").map(|l| l.attached_routes), Some(1));
+        let closed = conds(&g, &m, K::LISTENER_SET, Some("shop"), "closed");
+        assert!(has(&closed, None, "Accepted", false, "ParentNotAccepted"));
     }
 }

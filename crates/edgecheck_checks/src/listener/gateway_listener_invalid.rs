@@ -9,14 +9,14 @@ declare_check! {
     /// (a protocol that is neither core nor domain-prefixed), `UnsupportedValue` (a TLS mode the
     /// protocol does not allow: HTTPS with `Passthrough`, `tls` on HTTP/TCP/UDP) or `Invalid` (a
     /// duplicate listener name), and `ResolvedRefs=False InvalidRouteKinds` (an `allowedRoutes.kinds`
-    /// entry the protocol cannot carry, e.g. TLSRoute on a TLS Terminate listener).
+    /// entry the protocol cannot carry, e.g. HTTPRoute on a TLS listener, TLSRoute on HTTPS).
     ///
     /// ## Why it matters
     /// The listener is not programmed, or the kinds it was meant for never attach.
     ///
     /// ## Example
-    /// `protocol: HTTPS` with `tls.mode: Passthrough`; `allowedRoutes.kinds: [{kind: TLSRoute}]` on a
-    /// listener whose `tls.mode` is `Terminate`.
+    /// `protocol: HTTPS` with `tls.mode: Passthrough`; `allowedRoutes.kinds: [{kind: HTTPRoute}]` on a
+    /// `protocol: TLS` listener.
     ///
     /// ## How to fix
     /// Use protocol TLS with mode Passthrough for TLSRoutes; list only kinds the protocol carries.
@@ -38,7 +38,7 @@ impl GatewayListenerInvalid {
             let fix = match f.cond.reason.as_str() {
                 "UnsupportedProtocol" => "use HTTP, HTTPS, TLS, TCP or UDP (or a domain-prefixed protocol your implementation documents)",
                 "UnsupportedValue" => "use tls.mode Passthrough only with protocol TLS; drop tls from HTTP/TCP/UDP listeners",
-                "InvalidRouteKinds" => "list only route kinds the protocol carries: HTTPRoute/GRPCRoute on HTTP(S), TLSRoute on TLS Passthrough, TCPRoute on TCP/TLS Terminate, UDPRoute on UDP",
+                "InvalidRouteKinds" => "list only route kinds the protocol carries: HTTPRoute/GRPCRoute on HTTP(S), TLSRoute on TLS, TCPRoute on TCP/TLS Terminate, UDPRoute on UDP",
                 _ => "give every listener a unique name",
             };
             report_fault(cx, out, &f, fix);

@@ -16,7 +16,8 @@
 //!   A `TLS` Passthrough and a Terminate listener on one port are spec-compatible but many data
 //!   planes (Cilium) cannot split them: recorded in [`GatewayModel::shared_tls_ports`].
 //! - **Routes**, per parentRef: `Accepted` (`NoMatchingParent`, `NotAllowedByListeners`,
-//!   `NoMatchingListenerHostname`) and `ResolvedRefs` (`InvalidKind`, `RefNotPermitted`,
+//!   `NoMatchingListenerHostname`; a TLS listener in `Terminate` mode admits TLSRoute (Extended, v1.4),
+//!   recorded in [`GatewayModel::terminated_tls_routes`]) and `ResolvedRefs` (`InvalidKind`, `RefNotPermitted`,
 //!   `BackendNotFound`). A missing Service is `BackendNotFound` only under the absence rule (a full
 //!   dump, or Services in that namespace in the inventory).
 //! - A Secret or Service that is not in the inventory is missing only on a full dump or when the
@@ -68,6 +69,11 @@ pub struct GatewayModel {
     pub shared_tls_ports: Vec<SharedTlsPort>,
     /// For a route whose `ResolvedRefs` is False: the field of the backendRef at fault.
     pub ref_fields: HashMap<ObjId, String>,
+    /// TLSRoutes attached to a TLS listener in `Terminate` mode: (route, parentRef, listener). The
+    /// spec allows it as an Extended feature; implementations and CRDs before it reject the route.
+    pub terminated_tls_routes: Vec<(ObjId, ParentKey, String)>,
+    /// Scratch: listeners of the parentRef being attached that terminate a TLSRoute.
+    pending_terminated: Vec<String>,
 }
 
 /// A listener with its owner (Gateway or ListenerSet).
@@ -107,7 +113,9 @@ pub fn protocol_kinds(l: &Listener) -> Option<&'static [&'static str]> {
     Some(match l.protocol.as_str() {
         "HTTP" | "HTTPS" => &["HTTPRoute", "GRPCRoute"],
         "TLS" if tls_mode(l) == "Passthrough" => &["TLSRoute"],
-        "TLS" => &["TCPRoute"],
+        // TLSRoute on a terminating TLS listener is Extended (gateway-api v1.4 TLS routing guide);
+        // see [`GatewayModel::terminated_tls_routes`].
+        "TLS" => &["TLSRoute", "TCPRoute"],
         "TCP" => &["TCPRoute"],
         "UDP" => &["UDPRoute"],
         _ => return None,
@@ -620,6 +628,9 @@ impl GatewayModel {
                         })
                     }
                 };
+                for l in std::mem::take(&mut self.pending_terminated) {
+                    self.terminated_tls_routes.push((rid, pk.clone(), l));
+                }
                 match accepted {
                     None => {}
                     Some(Ok(m)) => v.push(pc("Accepted", true, "Accepted", m)),
@@ -697,6 +708,9 @@ impl GatewayModel {
                     ));
                     continue;
                 }
+            }
+            if kind == "TLSRoute" && tls_mode(&s.listener) == "Terminate" {
+                self.pending_terminated.push(s.listener.name.clone());
             }
             hit.push(s.listener.name.clone());
         }

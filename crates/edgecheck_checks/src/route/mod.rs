@@ -6,6 +6,7 @@ mod route_parent_not_accepted;
 mod route_status_condition_false;
 mod route_status_stale;
 mod route_status_unexpected;
+mod route_tls_terminated;
 
 use crate::framework::Check;
 
@@ -17,6 +18,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &route_status_condition_false::RouteStatusConditionFalse,
     &route_status_stale::RouteStatusStale,
     &route_status_unexpected::RouteStatusUnexpected,
+    &route_tls_terminated::RouteTlsTerminated,
 ];
 
 #[cfg(test)]

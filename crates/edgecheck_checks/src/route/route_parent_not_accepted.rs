@@ -8,7 +8,8 @@ declare_check! {
     /// A route parentRef the computed model does not accept (`Accepted=False`): `NoMatchingParent`
     /// (the Gateway is missing under the absence rule, or no listener has that `sectionName`/`port`),
     /// `NotAllowedByListeners` (the listener's protocol, TLS mode or `allowedRoutes.kinds` does not
-    /// take the route's kind, e.g. a TLSRoute on an HTTPS listener or a TLS Terminate listener; or
+    /// take the route's kind, e.g. a TLSRoute on an HTTPS listener (a TLSRoute on a TLS Terminate
+    /// listener is RTE006's); or
     /// `allowedRoutes.namespaces` (Same, Selector against Namespace labels) excludes its namespace —
     /// a selector whose Namespace is not in the inventory is not guessed), or
     /// `NoMatchingListenerHostname` (no route hostname intersects the listener hostname).

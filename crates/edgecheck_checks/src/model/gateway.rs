@@ -987,6 +987,9 @@ pub(crate) fn report_fault(
             ("Pending", _, true) => "spec.gatewayClassName".into(),
             ("UnsupportedAddress", _, true) => "spec.addresses".into(),
             ("NotAllowed" | "ParentNotAccepted", _, _) => "spec.parentRef".into(),
+            ("InvalidKind" | "InvalidCACertificateRef" | "NoValidCACertificate", _, _) => {
+                "spec.validation.caCertificateRefs".into()
+            }
             _ => String::new(),
         };
     }

@@ -1,6 +1,7 @@
 //! Checks of the `tls` layer.
 
 // --- Gateway API listener certificates (TLS090–TLS099)
+mod backend_tls_policy_ca_unresolved;
 mod gateway_listener_cert_unresolved;
 mod gateway_status_tls_condition_false;
 
@@ -11,6 +12,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- Gateway API listener certificates (TLS090–TLS099)
     &gateway_listener_cert_unresolved::GatewayListenerCertUnresolved,
     &gateway_status_tls_condition_false::GatewayStatusTlsConditionFalse,
+    &backend_tls_policy_ca_unresolved::BackendTlsPolicyCaUnresolved,
 ];
 
 #[cfg(test)]

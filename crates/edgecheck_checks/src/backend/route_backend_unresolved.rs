@@ -27,7 +27,7 @@ declare_check! {
 impl RouteBackendUnresolved {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let mut seen = std::collections::BTreeSet::new();
-        for f in cx.model.gateway.faults(cx.graph) {
+        for f in cx.model.gateway.faults() {
             if !(f.cond.parent.is_some()
                 && f.cond.condition_type == "ResolvedRefs"
                 && matches!(f.cond.reason.as_str(), "BackendNotFound" | "InvalidKind" | "UnsupportedProtocol"))

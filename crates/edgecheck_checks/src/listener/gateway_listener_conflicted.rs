@@ -27,7 +27,7 @@ declare_check! {
 
 impl GatewayListenerConflicted {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults(cx.graph) {
+        for f in cx.model.gateway.faults() {
             if !(f.cond.listener.is_some() && f.cond.condition_type == "Conflicted") {
                 continue;
             }

@@ -29,7 +29,7 @@ declare_check! {
 
 impl GatewayNotAccepted {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults(cx.graph) {
+        for f in cx.model.gateway.faults() {
             if !(f.cond.listener.is_none()
                 && f.cond.parent.is_none()
                 && f.cond.condition_type == "Accepted"

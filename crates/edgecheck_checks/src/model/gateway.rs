@@ -918,10 +918,9 @@ pub(crate) struct Fault<'m> {
 
 impl GatewayModel {
     /// Every faulty condition, by object in load order, then in [`GatewayModel::of`] order.
-    pub(crate) fn faults(&self, graph: &Graph) -> Vec<Fault<'_>> {
+    pub(crate) fn faults(&self) -> Vec<Fault<'_>> {
         let mut ids: Vec<ObjId> = self.conditions.keys().copied().collect();
         ids.sort_unstable();
-        let _ = graph;
         let mut out = Vec::new();
         for id in ids {
             for c in self.of(id) {

@@ -25,7 +25,7 @@ declare_check! {
 impl RouteBackendRefNotPermitted {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let mut seen = std::collections::BTreeSet::new();
-        for f in cx.model.gateway.faults(cx.graph) {
+        for f in cx.model.gateway.faults() {
             if !(f.cond.parent.is_some()
                 && f.cond.condition_type == "ResolvedRefs"
                 && f.cond.reason == "RefNotPermitted")

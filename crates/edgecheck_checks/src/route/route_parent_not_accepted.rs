@@ -30,7 +30,7 @@ declare_check! {
 
 impl RouteParentNotAccepted {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults(cx.graph) {
+        for f in cx.model.gateway.faults() {
             if !(f.cond.parent.is_some() && f.cond.condition_type == "Accepted") {
                 continue;
             }

@@ -28,7 +28,7 @@ declare_check! {
 
 impl BackendTlsPolicyCaUnresolved {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults(cx.graph) {
+        for f in cx.model.gateway.faults() {
             if cx.graph.obj(f.id).is(K::BACKEND_TLS_POLICY) && f.cond.condition_type == "ResolvedRefs" {
                 report_fault(cx, out, &f, "create the CA ConfigMap named in caCertificateRefs, or fix the reference");
             }

@@ -28,7 +28,7 @@ declare_check! {
 
 impl GatewayListenerCertUnresolved {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults(cx.graph) {
+        for f in cx.model.gateway.faults() {
             if !(f.cond.listener.is_some()
                 && f.cond.condition_type == "ResolvedRefs"
                 && matches!(f.cond.reason.as_str(), "InvalidCertificateRef" | "RefNotPermitted"))

@@ -142,6 +142,22 @@ mod tests {
     }
 
     #[test]
+    fn gateway_wildcards_at_each_depth() {
+        // Gateway API: `*.` is a suffix match over one or more labels, never the bare suffix.
+        assert!(gateway_intersect(Some("*.example.com"), "a.example.com").is_some());
+        assert!(gateway_intersect(Some("*.example.com"), "a.b.c.example.com").is_some());
+        assert!(gateway_intersect(Some("*.example.com"), "aexample.com").is_none());
+        assert!(gateway_intersect(Some("*.b.example.com"), "a.example.com").is_none());
+        assert_eq!(gateway_intersect(Some("a.b.example.com"), "*.com").as_deref(), Some("a.b.example.com"));
+        assert_eq!(gateway_intersect(Some("*.example.com"), "*.com").as_deref(), Some("*.example.com"));
+        assert_eq!(gateway_intersect(Some("*.example.com"), "*.example.com").as_deref(), Some("*.example.com"));
+        assert_eq!(
+            gateway_intersect(Some("Shop.Example.com."), "shop.example.com").as_deref(),
+            Some("shop.example.com")
+        );
+    }
+
+    #[test]
     fn glued_ports_are_malformed() {
         assert!(malformed("argocd-server.argocd.svc.cluster.local443").is_some());
         assert!(malformed("shop.example.com:443").is_some());

@@ -13,6 +13,9 @@ mod probe_scheme_mismatch;
 mod service_endpoints_unready;
 mod service_selector_unmatched;
 mod target_port_name_missing;
+// --- Gateway API backendRefs (BKD090–BKD099)
+mod route_backend_unresolved;
+mod route_status_backend_condition_false;
 
 use crate::framework::Check;
 
@@ -30,6 +33,9 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &alb_backend_cluster_ip::AlbBackendClusterIp,
     &job_failed::JobFailed,
     &backend_pods_unready::BackendPodsUnready,
+    // --- Gateway API backendRefs (BKD090–BKD099)
+    &route_backend_unresolved::RouteBackendUnresolved,
+    &route_status_backend_condition_false::RouteStatusBackendConditionFalse,
 ];
 
 #[cfg(test)]

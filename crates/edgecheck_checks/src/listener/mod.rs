@@ -1,9 +1,29 @@
 //! Checks of the `listener` layer.
 
+// --- Gateway API listeners (LSN001–LSN029)
+mod gateway_listener_conflicted;
+mod gateway_listener_invalid;
+mod gateway_listener_routes_unattached;
+mod gateway_listener_tls_modes_shared;
+mod gateway_not_accepted;
+mod gateway_status_condition_false;
+mod gateway_status_stale;
+mod gateway_status_unexpected;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- Gateway API listeners (LSN001–LSN029)
+    &gateway_listener_conflicted::GatewayListenerConflicted,
+    &gateway_listener_tls_modes_shared::GatewayListenerTlsModesShared,
+    &gateway_listener_invalid::GatewayListenerInvalid,
+    &gateway_not_accepted::GatewayNotAccepted,
+    &gateway_status_condition_false::GatewayStatusConditionFalse,
+    &gateway_status_stale::GatewayStatusStale,
+    &gateway_listener_routes_unattached::GatewayListenerRoutesUnattached,
+    &gateway_status_unexpected::GatewayStatusUnexpected,
+];
 
 #[cfg(test)]
 mod tests {

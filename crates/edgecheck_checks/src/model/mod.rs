@@ -3,6 +3,7 @@
 //! `CheckContext::model`, and the JSON `objects[]` list is rendered from it.
 
 pub mod gateway;
+pub(crate) mod gateway_live;
 pub mod health;
 
 use edgecheck_core::{Graph, Layer, ObjId};

@@ -1,9 +1,25 @@
 //! Checks of the `route` layer.
 
+// --- Gateway API routes (RTE001–RTE029)
+mod route_backend_ref_not_permitted;
+mod route_parent_not_accepted;
+mod route_status_condition_false;
+mod route_status_stale;
+mod route_status_unexpected;
+mod route_tls_terminated;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- Gateway API routes (RTE001–RTE029)
+    &route_parent_not_accepted::RouteParentNotAccepted,
+    &route_backend_ref_not_permitted::RouteBackendRefNotPermitted,
+    &route_status_condition_false::RouteStatusConditionFalse,
+    &route_status_stale::RouteStatusStale,
+    &route_status_unexpected::RouteStatusUnexpected,
+    &route_tls_terminated::RouteTlsTerminated,
+];
 
 #[cfg(test)]
 mod tests {

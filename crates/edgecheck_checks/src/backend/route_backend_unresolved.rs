@@ -1,0 +1,48 @@
+use edgecheck_core::{Findings, Layer, Severity};
+
+use crate::framework::{declare_check, CheckContext};
+use crate::model::gateway::report_fault;
+
+declare_check! {
+    /// ## What it checks
+    /// A route backendRef the computed model cannot resolve (`ResolvedRefs=False`): `BackendNotFound`
+    /// (the Service is not in the inventory, under the absence rule) or `InvalidKind` (a kind that is
+    /// not a Service, ServiceImport or InferencePool). Reported once per route, on its first parent.
+    ///
+    /// ## Why it matters
+    /// Requests for that rule get a 500 (HTTPRoute) or a reset; often the Service is missing because
+    /// the chart or Job that creates it failed earlier.
+    ///
+    /// ## Example
+    /// HTTPRoute `shop/web` with `backendRefs: [{name: web-v2}]` and no Service `shop/web-v2`, in a
+    /// namespace whose other Services are in the repository.
+    ///
+    /// ## How to fix
+    /// Create the Service, or fix the name.
+    pub(crate) struct RouteBackendUnresolved {
+        code: "BKD090", name: "route-backend-unresolved", layer: Layer::Backend, severity: Severity::Error,
+    }
+}
+
+impl RouteBackendUnresolved {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        let mut seen = std::collections::BTreeSet::new();
+        for f in cx.model.gateway.faults() {
+            if !(f.cond.parent.is_some()
+                && f.cond.condition_type == "ResolvedRefs"
+                && matches!(f.cond.reason.as_str(), "BackendNotFound" | "InvalidKind" | "UnsupportedProtocol"))
+            {
+                continue;
+            }
+            if !seen.insert(f.id) {
+                continue;
+            }
+            let fix = if f.cond.reason == "InvalidKind" {
+                "point the backendRef at a Service (or a kind your implementation documents)"
+            } else {
+                "create the Service, or fix the backendRef name and namespace"
+            };
+            report_fault(cx, out, &f, fix);
+        }
+    }
+}

@@ -1,0 +1,47 @@
+use edgecheck_core::{Findings, Layer, Severity};
+
+use crate::framework::{declare_check, CheckContext};
+use crate::model::gateway::report_fault;
+
+declare_check! {
+    /// ## What it checks
+    /// A listener the computed model does not accept: `Accepted=False` with `UnsupportedProtocol`
+    /// (a protocol that is neither core nor domain-prefixed), `UnsupportedValue` (a TLS mode the
+    /// protocol does not allow: HTTPS with `Passthrough`, `tls` on HTTP/TCP/UDP) or `Invalid` (a
+    /// duplicate listener name), and `ResolvedRefs=False InvalidRouteKinds` (an `allowedRoutes.kinds`
+    /// entry the protocol cannot carry, e.g. HTTPRoute on a TLS listener, TLSRoute on HTTPS).
+    ///
+    /// ## Why it matters
+    /// The listener is not programmed, or the kinds it was meant for never attach.
+    ///
+    /// ## Example
+    /// `protocol: HTTPS` with `tls.mode: Passthrough`; `allowedRoutes.kinds: [{kind: HTTPRoute}]` on a
+    /// `protocol: TLS` listener.
+    ///
+    /// ## How to fix
+    /// Use protocol TLS with mode Passthrough for TLSRoutes; list only kinds the protocol carries.
+    pub(crate) struct GatewayListenerInvalid {
+        code: "LSN003", name: "gateway-listener-invalid", layer: Layer::Listener, severity: Severity::Error,
+    }
+}
+
+impl GatewayListenerInvalid {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        for f in cx.model.gateway.faults() {
+            if !(f.cond.listener.is_some()
+                && (f.cond.condition_type == "Accepted"
+                    || (f.cond.condition_type == "ResolvedRefs" && f.cond.reason == "InvalidRouteKinds")))
+            {
+                continue;
+            }
+
+            let fix = match f.cond.reason.as_str() {
+                "UnsupportedProtocol" => "use HTTP, HTTPS, TLS, TCP or UDP (or a domain-prefixed protocol your implementation documents)",
+                "UnsupportedValue" => "use tls.mode Passthrough only with protocol TLS; drop tls from HTTP/TCP/UDP listeners",
+                "InvalidRouteKinds" => "list only route kinds the protocol carries: HTTPRoute/GRPCRoute on HTTP(S), TLSRoute on TLS, TCPRoute on TCP/TLS Terminate, UDPRoute on UDP",
+                _ => "give every listener a unique name",
+            };
+            report_fault(cx, out, &f, fix);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+use edgecheck_core::{Findings, Layer, Severity};
+
+use crate::framework::{declare_check, CheckContext};
+
+declare_check! {
+    /// ## What it checks
+    /// A live Gateway API condition that is `False` with a reason `layer_for` puts at the route layer:
+    /// `NoMatchingParent`, `NotAllowedByListeners`, `NoMatchingListenerHostname`, `RefNotPermitted`,
+    /// `UnsupportedRouteKind`. Dumps and clusters only.
+    ///
+    /// ## Why it matters
+    /// The route is not attached there (or a reference is refused): its hosts are not served.
+    ///
+    /// ## Example
+    /// HTTPRoute `shop/web` parent `public` `Accepted=False NotAllowedByListeners`.
+    ///
+    /// ## How to fix
+    /// Fix the parentRef, allow the namespace or kind on the listener, align hostnames.
+    pub(crate) struct RouteStatusConditionFalse {
+        code: "RTE003", name: "route-status-condition-false", layer: Layer::Route, severity: Severity::Error,
+    }
+}
+
+impl RouteStatusConditionFalse {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        crate::model::gateway_live::report_false(cx, out, Layer::Route, "fix the parentRef, the listener's allowedRoutes or the hostnames; add a ReferenceGrant for cross-namespace references");
+    }
+}

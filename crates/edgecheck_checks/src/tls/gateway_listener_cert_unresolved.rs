@@ -1,0 +1,47 @@
+use edgecheck_core::{Findings, Layer, Severity};
+
+use crate::framework::{declare_check, CheckContext};
+use crate::model::gateway::report_fault;
+
+declare_check! {
+    /// ## What it checks
+    /// A terminating Gateway listener whose certificate the computed model cannot resolve
+    /// (`ResolvedRefs=False`): `InvalidCertificateRef` (no certificateRefs, a ref that is not a core
+    /// Secret, a Secret missing under the absence rule, of a type other than `kubernetes.io/tls`, or
+    /// without `tls.crt`/`tls.key`) or `RefNotPermitted` (a Secret in another namespace without a
+    /// ReferenceGrant). A Secret that cert-manager, External Secrets or a SealedSecret will create is
+    /// not missing.
+    ///
+    /// ## Why it matters
+    /// The listener has no certificate to serve: clients fail the handshake or get a default one.
+    ///
+    /// ## Example
+    /// `certificateRefs: [{name: wild, namespace: certs}]` on Gateway `edge/public` and no
+    /// ReferenceGrant in `certs`.
+    ///
+    /// ## How to fix
+    /// Add the ReferenceGrant, or create the Secret (a Certificate with that secretName).
+    pub(crate) struct GatewayListenerCertUnresolved {
+        code: "TLS090", name: "gateway-listener-cert-unresolved", layer: Layer::Tls, severity: Severity::Error,
+    }
+}
+
+impl GatewayListenerCertUnresolved {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        for f in cx.model.gateway.faults() {
+            if !(f.cond.listener.is_some()
+                && f.cond.condition_type == "ResolvedRefs"
+                && matches!(f.cond.reason.as_str(), "InvalidCertificateRef" | "RefNotPermitted"))
+            {
+                continue;
+            }
+
+            let fix = if f.cond.reason == "RefNotPermitted" {
+                "add a ReferenceGrant in the Secret's namespace from Gateway in the Gateway's namespace to Secret, or move the Secret"
+            } else {
+                "point certificateRefs at a kubernetes.io/tls Secret with tls.crt and tls.key (or a cert-manager Certificate's secretName)"
+            };
+            report_fault(cx, out, &f, fix);
+        }
+    }
+}

@@ -48,7 +48,7 @@ fn broken_files_are_reported_and_the_run_goes_on() {
     d.write("bad.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: [oops\n");
     d.write("bad.json", "{\"apiVersion\": \"v1\", \"kind\": \"Service\",, }");
     d.write("binary.yaml", [0u8, 159, 146, 150, 0, 1, 2]);
-    d.write("latin1.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf\xe9}\n".to_vec());
+    d.write("latin1.yaml", b"apiVersion: v1\nkind: ConfigMap\nmetadata: {name: caf\xe9}\n");
     d.write("empty.yaml", "");
     d.write("values.yaml", "replicaCount: 3\nimage: nginx\n");
     d.write("notk8s.json", "[1, 2, 3]");

@@ -9,6 +9,9 @@ use std::process::ExitCode;
 
 use clap::Parser as _;
 
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let args = cli::Cli::parse();
     match commands::run(args) {

@@ -99,7 +99,10 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
             }
         }
     }
+    let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();
+    let t0 = std::time::Instant::now();
     let (inventory, errors) = edgecheck_load::load_paths(&args.paths, &load_opts);
+    let t_load = t0.elapsed();
     for e in &errors {
         eprintln!("edgecheck: {e}");
     }
@@ -118,8 +121,24 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
         expiry_warning_days: cfg.expiry_warning_days.unwrap_or(14),
     };
     let graph = Graph::build(inventory, &options);
+    let t_graph = t0.elapsed();
     let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions);
-    emit(&graph, &analysis, &s)
+    let t_checks = t0.elapsed();
+    let code = emit(&graph, &analysis, &s);
+    if timings {
+        eprintln!(
+            "timings: load {:?}, graph {:?}, model+checks {:?}, render {:?}",
+            t_load,
+            t_graph - t_load,
+            t_checks - t_graph,
+            t0.elapsed() - t_checks
+        );
+    }
+    // The graph is large and the process is about to end: let the OS reclaim it instead of freeing
+    // every node (a tenth of a large lint).
+    std::mem::forget(analysis);
+    std::mem::forget(graph);
+    code
 }
 
 pub fn emit(graph: &Graph, analysis: &edgecheck_checks::Analysis, s: &Settings) -> anyhow::Result<u8> {

@@ -86,6 +86,10 @@ macro_rules! views {
             pub fn build(kind: &Kind, value: &serde_json::Value) -> Result<View, SchemaError> {
                 $(
                     if kind.is_any(&[$(K::$k),+]) {
+                        // Fast path first; on error, deserialize again tracking the path for file:line.
+                        if let Ok(v) = <$ty>::deserialize(value) {
+                            return Ok(View::$variant(Box::new(v)));
+                        }
                         return serde_path_to_error::deserialize::<_, $ty>(value)
                             .map(|v| View::$variant(Box::new(v)))
                             .map_err(|e| SchemaError { path: e.path().to_string(), message: e.into_inner().to_string() });

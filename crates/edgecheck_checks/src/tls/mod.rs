@@ -2,8 +2,29 @@
 
 use crate::framework::Check;
 
+// --- tls (TLS001–TLS059)
+mod cert_issuer_missing;
+mod helpers;
+mod tls_cert_expired;
+mod tls_cert_expiring;
+mod tls_cert_host_mismatch;
+mod tls_key_mismatch;
+mod tls_secret_missing;
+mod tls_secret_type_invalid;
+mod traefik_tls_option_missing;
+
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- tls (TLS001–TLS059)
+    &tls_secret_missing::TlsSecretMissing,
+    &tls_secret_type_invalid::TlsSecretTypeInvalid,
+    &tls_cert_host_mismatch::TlsCertHostMismatch,
+    &tls_cert_expired::TlsCertExpired,
+    &tls_cert_expiring::TlsCertExpiring,
+    &tls_key_mismatch::TlsKeyMismatch,
+    &cert_issuer_missing::CertIssuerMissing,
+    &traefik_tls_option_missing::TraefikTlsOptionMissing,
+];
 
 #[cfg(test)]
 mod tests {

@@ -29,10 +29,16 @@ impl TlsCertExpired {
         for (id, users) in super::helpers::served_secrets(cx.graph) {
             let secret = cx.graph.obj(id);
             let Some(leaf) = secret.secret.as_deref().and_then(|i| i.leaf()) else { continue };
-            let problem = if leaf.not_after < cx.now {
-                format!("expired on {}", format_time(leaf.not_after))
+            let (problem, fix) = if leaf.not_after < cx.now {
+                (
+                    format!("expired on {}", format_time(leaf.not_after)),
+                    "renew the certificate (cert-manager: find why the Certificate did not renew)",
+                )
             } else if leaf.not_before > cx.now {
-                format!("is not valid before {}", format_time(leaf.not_before))
+                (
+                    format!("is not valid before {}", format_time(leaf.not_before)),
+                    "serve a certificate valid now; check the clock of the issuer that dated it in the future",
+                )
             } else {
                 continue;
             };
@@ -49,7 +55,7 @@ impl TlsCertExpired {
                 .evidence(format!("tls.crt notAfter: {}", format_time(leaf.not_after)))
                 .evidence(format!("now: {}", format_time(cx.now)))
                 .related_all(user_refs)
-                .fix("renew the certificate (cert-manager: find why the Certificate did not renew)")
+                .fix(fix)
                 .emit();
         }
     }

@@ -81,13 +81,23 @@ impl TlsCertHostMismatch {
                 leaf.dns_names.iter().cloned().chain(leaf.ip_addresses.iter().map(|ip| format!("IP:{ip}"))).collect();
             let covers = if names.is_empty() { "no subjectAltName".to_string() } else { names.join(", ") };
             let hosts: Vec<&str> = misses.iter().map(|(h, _)| h.as_str()).collect();
-            let mut b = out
-                .at(s.from, &s.edge.field)
-                .message(format!(
+            let message = if names.is_empty() {
+                format!(
+                    "certificate in {} has no subjectAltName, so it covers no host and not {}; clients reject \
+                     the handshake with a name mismatch",
+                    secret.to_ref(),
+                    hosts.join(", ")
+                )
+            } else {
+                format!(
                     "certificate in {} covers {covers}, not {}; clients reject the handshake with a name mismatch",
                     secret.to_ref(),
                     hosts.join(", ")
-                ))
+                )
+            };
+            let mut b = out
+                .at(s.from, &s.edge.field)
+                .message(message)
                 .evidence(format!("tls.crt SAN: {covers}"))
                 .related(secret.to_ref());
             if let Some(cn) = &leaf.common_name {

@@ -8,8 +8,13 @@ mod helpers;
 mod tls_cert_expired;
 mod tls_cert_expiring;
 mod tls_cert_host_mismatch;
+mod tls_cert_self_signed;
+mod tls_cert_weak;
+mod tls_chain_incomplete;
+mod tls_chain_order;
 mod tls_key_mismatch;
 mod tls_secret_missing;
+mod tls_secret_other_namespace;
 mod tls_secret_type_invalid;
 mod traefik_tls_option_missing;
 
@@ -24,6 +29,11 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &tls_key_mismatch::TlsKeyMismatch,
     &cert_issuer_missing::CertIssuerMissing,
     &traefik_tls_option_missing::TraefikTlsOptionMissing,
+    &tls_secret_other_namespace::TlsSecretOtherNamespace,
+    &tls_chain_incomplete::TlsChainIncomplete,
+    &tls_chain_order::TlsChainOrder,
+    &tls_cert_weak::TlsCertWeak,
+    &tls_cert_self_signed::TlsCertSelfSigned,
 ];
 
 #[cfg(test)]

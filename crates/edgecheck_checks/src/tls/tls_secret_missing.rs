@@ -8,6 +8,7 @@ declare_check! {
     /// An Ingress `spec.tls[].secretName`, a Gateway listener `tls.certificateRefs[]` or a Traefik
     /// IngressRoute `tls.secretName` that names a Secret not in the inputs, and that no cert-manager
     /// Certificate, ExternalSecret, SealedSecret or cert-manager ingress-shim annotation will create.
+    /// (A Secret of that name in another namespace is reported by TLS009 instead.)
     ///
     /// ## Why it matters
     /// Without the Secret the controller has no certificate for the host: ingress-nginx and Traefik
@@ -35,6 +36,12 @@ impl TlsSecretMissing {
             let Target::Missing(r) = &s.edge.to else { continue };
             let ns = r.namespace.as_deref().unwrap_or(&cx.graph.default_namespace);
             if !cx.graph.secret_producers(ns, &r.name).is_empty() {
+                continue;
+            }
+            // A Secret of that name in another namespace is TLS009's finding.
+            if s.from.namespace.as_deref() == Some(ns)
+                && !super::tls_secret_other_namespace::elsewhere(cx, ns, &r.name).is_empty()
+            {
                 continue;
             }
             let Some(severity) = cx.absence(K::SECRET, Some(ns)) else { continue };

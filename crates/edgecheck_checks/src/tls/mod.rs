@@ -3,7 +3,12 @@
 use crate::framework::Check;
 
 // --- tls (TLS001–TLS059)
+mod acme_solver_class_missing;
+mod acme_staging_server;
+mod cert_dns_names_uncovered;
 mod cert_issuer_missing;
+mod cert_renew_before_too_long;
+mod cert_secret_shared;
 mod helpers;
 mod tls_cert_expired;
 mod tls_cert_expiring;
@@ -17,6 +22,7 @@ mod tls_secret_missing;
 mod tls_secret_other_namespace;
 mod tls_secret_type_invalid;
 mod traefik_tls_option_missing;
+mod traefik_tls_option_weak;
 
 /// The checks of this layer, sorted by code.
 pub(crate) const CHECKS: &[&dyn Check] = &[
@@ -34,6 +40,12 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &tls_chain_order::TlsChainOrder,
     &tls_cert_weak::TlsCertWeak,
     &tls_cert_self_signed::TlsCertSelfSigned,
+    &cert_renew_before_too_long::CertRenewBeforeTooLong,
+    &cert_dns_names_uncovered::CertDnsNamesUncovered,
+    &cert_secret_shared::CertSecretShared,
+    &acme_staging_server::AcmeStagingServer,
+    &acme_solver_class_missing::AcmeSolverClassMissing,
+    &traefik_tls_option_weak::TraefikTlsOptionWeak,
 ];
 
 #[cfg(test)]

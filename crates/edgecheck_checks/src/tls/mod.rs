@@ -9,7 +9,9 @@ mod cert_dns_names_uncovered;
 mod cert_issuer_missing;
 mod cert_renew_before_too_long;
 mod cert_secret_shared;
+mod certificate_not_ready;
 mod helpers;
+mod issuer_not_ready;
 mod tls_cert_expired;
 mod tls_cert_expiring;
 mod tls_cert_host_mismatch;
@@ -46,6 +48,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &acme_staging_server::AcmeStagingServer,
     &acme_solver_class_missing::AcmeSolverClassMissing,
     &traefik_tls_option_weak::TraefikTlsOptionWeak,
+    &certificate_not_ready::CertificateNotReady,
+    &issuer_not_ready::IssuerNotReady,
 ];
 
 #[cfg(test)]

@@ -9,6 +9,7 @@ mod cert_dns_names_uncovered;
 mod cert_issuer_missing;
 mod cert_renew_before_too_long;
 mod cert_secret_shared;
+mod cert_secret_unused;
 mod certificate_not_ready;
 mod helpers;
 mod issuer_not_ready;
@@ -50,6 +51,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &traefik_tls_option_weak::TraefikTlsOptionWeak,
     &certificate_not_ready::CertificateNotReady,
     &issuer_not_ready::IssuerNotReady,
+    &cert_secret_unused::CertSecretUnused,
 ];
 
 #[cfg(test)]

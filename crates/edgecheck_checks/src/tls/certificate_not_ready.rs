@@ -56,15 +56,18 @@ pub(super) fn challenge_hint(reason: &str) -> Option<&'static str> {
     }
 }
 
-fn in_ns<'g, T: edgecheck_core::views::ViewOf>(
-    cx: &CheckContext<'g>,
-    ns: Option<&str>,
-) -> Vec<(ObjId, &'g edgecheck_core::Object, &'g T)> {
-    cx.graph.each::<T>().into_iter().filter(|(_, o, _)| o.namespace.as_deref() == ns).collect()
+fn in_ns<'a, 'g, T>(
+    all: &'a [(ObjId, &'g edgecheck_core::Object, &'g T)],
+    ns: Option<&'a str>,
+) -> impl Iterator<Item = &'a (ObjId, &'g edgecheck_core::Object, &'g T)> {
+    all.iter().filter(move |(_, o, _)| o.namespace.as_deref() == ns)
 }
 
 impl CertificateNotReady {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        let all_crs = cx.graph.each::<CertificateRequest>();
+        let all_orders = cx.graph.each::<AcmeOrder>();
+        let all_challenges = cx.graph.each::<AcmeChallenge>();
         for (_, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
             let Some(ready) = cert.status.condition("Ready") else { continue };
             if ready.status != "False" {
@@ -80,16 +83,15 @@ impl CertificateNotReady {
             let mut culprit: Option<String> = None;
             let mut fix =
                 "look at the Certificate's CertificateRequest and Events (cmctl status certificate)".to_string();
-            let crs: Vec<_> = in_ns::<CertificateRequest>(cx, ns)
-                .into_iter()
+            let crs: Vec<_> = in_ns(&all_crs, ns)
                 .filter(|(_, _, cr)| {
                     cr.metadata.owner("Certificate") == Some(obj.name.as_str())
                         || cr.metadata.annotations.get("cert-manager.io/certificate-name").and_then(|v| v.as_str())
                             == Some(obj.name.as_str())
                 })
                 .collect();
-            let orders = in_ns::<AcmeOrder>(cx, ns);
-            let challenges = in_ns::<AcmeChallenge>(cx, ns);
+            let orders: Vec<_> = in_ns(&all_orders, ns).collect();
+            let challenges: Vec<_> = in_ns(&all_challenges, ns).collect();
             for (_, cro, cr) in &crs {
                 related.push(cro.to_ref());
                 if let Some(c) = cr.status.condition("Denied").filter(|c| c.status == "True") {

@@ -1,3 +1,4 @@
+use edgecheck_core::kind::K;
 use edgecheck_core::{Findings, Layer, Severity, Target};
 
 use crate::framework::{declare_check, CheckContext};
@@ -5,7 +6,9 @@ use crate::framework::{declare_check, CheckContext};
 declare_check! {
     /// ## What it checks
     /// A Secret served as a TLS certificate (by an Ingress, a Gateway listener or a Traefik
-    /// IngressRoute) whose `type` is not `kubernetes.io/tls`, or that lacks `tls.crt` or `tls.key`.
+    /// IngressRoute) that lacks `tls.crt` or `tls.key`, or, when a Gateway listener uses it, whose
+    /// `type` is not `kubernetes.io/tls`. (ingress-nginx and Traefik read the two keys of a Secret of
+    /// any type, so an `Opaque` Secret with both keys is not judged for them.)
     ///
     /// ## Why it matters
     /// Gateway API implementations reject such a reference (`ResolvedRefs=False
@@ -37,7 +40,9 @@ impl TlsSecretTypeInvalid {
             let Some(info) = secret.secret.as_deref() else { continue };
             let mut problems = Vec::new();
             let mut field = "type";
-            if info.secret_type != "kubernetes.io/tls" {
+            let by_gateway = super::helpers::served_from(cx.graph, id).iter().any(|u| u.from.is(K::GATEWAY));
+            let keys_missing = !info.lengths.is_empty() && !(info.has_key("tls.crt") && info.has_key("tls.key"));
+            if info.secret_type != "kubernetes.io/tls" && (by_gateway || keys_missing) {
                 problems.push(format!("type: {} (kubernetes.io/tls expected)", info.secret_type));
             }
             // SOPS-encrypted data keeps its keys; a Secret with no data at all is a placeholder

@@ -41,7 +41,8 @@ impl TlsSecretTypeInvalid {
             let mut problems = Vec::new();
             let mut field = "type";
             let by_gateway = super::helpers::served_from(cx.graph, id).iter().any(|u| u.from.is(K::GATEWAY));
-            let keys_missing = !info.lengths.is_empty() && !(info.has_key("tls.crt") && info.has_key("tls.key"));
+            let both_keys = info.has_key("tls.crt") && info.has_key("tls.key");
+            let keys_missing = !info.lengths.is_empty() && !both_keys;
             if info.secret_type != "kubernetes.io/tls" && (by_gateway || keys_missing) {
                 problems.push(format!("type: {} (kubernetes.io/tls expected)", info.secret_type));
             }

@@ -12,6 +12,8 @@
 //!   becomes base64 of the certificate's PEM; `{{chain NAME}}` the PEM of the leaf and its issuers up to
 //!   (not including) the self-signed root; `{{key NAME}}` base64 of its private key's PEM; a `pem` prefix
 //!   (`{{pemcert NAME}}`, `{{pemchain NAME}}`, `{{pemkey NAME}}`) gives the PEM text itself (for `stringData`).
+//! - `{{bundle A B ...}}` the PEMs of the named (defined) certificates concatenated in the order given
+//!   (an out-of-order or hand-made `tls.crt`).
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -286,6 +288,10 @@ impl Pki {
                 }
                 pem
             }
+            "bundle" => std::iter::once(name.as_str())
+                .chain(words)
+                .map(|n| self.certs.get(n).unwrap_or_else(|| panic!("bundle: `{n}` is not defined")).pem.clone())
+                .collect(),
             other => panic!("unknown placeholder `{other}`"),
         };
         if raw {

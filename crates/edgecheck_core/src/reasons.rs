@@ -67,7 +67,9 @@ pub fn layer_for(condition_type: &str, reason: &str) -> Option<Layer> {
             | "ErrGetKeyPair"
             | "OrderFailed"
             | "Denied"
-            | "InvalidRequest",
+            | "InvalidRequest"
+            | "InvalidCertificate"
+            | "IncorrectCertificate",
         ) => Layer::Tls,
         // Argo CD
         (
@@ -137,6 +139,8 @@ mod tests {
         assert_eq!(layer_for("ResolvedRefs", "InvalidKind"), Some(Layer::Backend));
         assert_eq!(layer_for("ResolvedRefs", "RefNotPermitted"), Some(Layer::Route));
         assert_eq!(layer_for("Accepted", "Accepted"), None);
+        assert_eq!(layer_for("Ready", "ErrRegisterACMEAccount"), Some(Layer::Tls));
+        assert_eq!(layer_for("Ready", "IncorrectCertificate"), Some(Layer::Tls));
         assert!(is_dns_failure("rpc error: lookup github.com on 10.43.0.10:53: server misbehaving"));
         assert!(!is_dns_failure("authentication required"));
     }

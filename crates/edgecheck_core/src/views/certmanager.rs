@@ -9,6 +9,8 @@ use serde_json::Value;
 pub struct Certificate {
     /// Spec.
     pub spec: CertificateSpec,
+    /// Status (live objects).
+    pub status: CmStatus,
 }
 
 /// Certificate spec.
@@ -51,6 +53,8 @@ pub struct IssuerRef {
 pub struct Issuer {
     /// Spec.
     pub spec: IssuerSpec,
+    /// Status (live objects).
+    pub status: CmStatus,
 }
 
 /// Issuer spec.
@@ -114,4 +118,124 @@ pub struct Http01Ingress {
     pub ingress_class_name: Option<String>,
     /// Existing Ingress to edit.
     pub name: Option<String>,
+}
+
+/// A status condition as cert-manager writes them.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CmCondition {
+    /// `Ready`, `Issuing`, `Approved`, `Denied`, ...
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `True`, `False`, `Unknown`.
+    pub status: String,
+    /// Reason.
+    pub reason: Option<String>,
+    /// Message.
+    pub message: Option<String>,
+}
+
+/// The status of a cert-manager object (Certificate, Issuer, CertificateRequest).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CmStatus {
+    /// Conditions.
+    pub conditions: Vec<CmCondition>,
+    /// Certificate: notAfter of the issued certificate.
+    pub not_after: Option<String>,
+    /// Certificate: failed issuance attempts in a row.
+    pub failed_issuance_attempts: Option<i64>,
+}
+
+impl CmStatus {
+    /// The condition of `type_`.
+    pub fn condition(&self, type_: &str) -> Option<&CmCondition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+}
+
+/// An owner reference.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct OwnerRef {
+    /// Kind.
+    pub kind: String,
+    /// Name.
+    pub name: String,
+}
+
+/// The metadata cert-manager's chain objects are linked by.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct CmMeta {
+    /// Owner references (CertificateRequest → Certificate, Order → CertificateRequest, Challenge → Order).
+    pub owner_references: Vec<OwnerRef>,
+    /// Annotations (`cert-manager.io/certificate-name`, ...).
+    pub annotations: std::collections::BTreeMap<String, Value>,
+}
+
+impl CmMeta {
+    /// The name of the owner of `kind`.
+    pub fn owner(&self, kind: &str) -> Option<&str> {
+        self.owner_references.iter().find(|o| o.kind == kind).map(|o| o.name.as_str())
+    }
+}
+
+/// A CertificateRequest (cert-manager.io).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct CertificateRequest {
+    /// Metadata.
+    pub metadata: CmMeta,
+    /// Status.
+    pub status: CmStatus,
+}
+
+/// An ACME Order (acme.cert-manager.io).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AcmeOrder {
+    /// Metadata.
+    pub metadata: CmMeta,
+    /// Status.
+    pub status: AcmeStatus,
+}
+
+/// An ACME Challenge (acme.cert-manager.io).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AcmeChallenge {
+    /// Metadata.
+    pub metadata: CmMeta,
+    /// Spec.
+    pub spec: AcmeChallengeSpec,
+    /// Status.
+    pub status: AcmeStatus,
+}
+
+/// ACME Challenge spec.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AcmeChallengeSpec {
+    /// The name being validated.
+    pub dns_name: String,
+    /// `HTTP-01` or `DNS-01`.
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// The ACME challenge URL.
+    pub url: Option<String>,
+}
+
+/// Status of an ACME Order or Challenge.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AcmeStatus {
+    /// `pending`, `ready`, `valid`, `invalid`, `errored`, `processing`, `expired`.
+    pub state: Option<String>,
+    /// Why (Challenge: the self-check error; Order: the failure).
+    pub reason: Option<String>,
+    /// Challenge: the solver is presented.
+    pub presented: Option<bool>,
+    /// Challenge: cert-manager is processing it.
+    pub processing: Option<bool>,
 }

@@ -150,4 +150,7 @@ views! {
     SecretStore(SecretStore) => [SECRET_STORE, CLUSTER_SECRET_STORE];
     Application(Application) => [APPLICATION];
     Crd(Crd) => [CRD];
+    CertificateRequest(CertificateRequest) => [CERTIFICATE_REQUEST];
+    AcmeOrder(AcmeOrder) => [ORDER];
+    AcmeChallenge(AcmeChallenge) => [CHALLENGE];
 }

@@ -1,0 +1,102 @@
+use edgecheck_core::kind::K;
+use edgecheck_core::{EdgeKind, Findings, Layer, Severity, Target};
+
+use crate::framework::{declare_check, CheckContext};
+
+declare_check! {
+    /// ## What it checks
+    /// A cert-manager Certificate for a public host (through its `issuerRef`), or an Ingress /
+    /// Gateway using the ingress-shim annotations `cert-manager.io/cluster-issuer` /
+    /// `cert-manager.io/issuer`, whose issuer is an ACME issuer on a staging directory (Let's
+    /// Encrypt `acme-staging-v02.api.letsencrypt.org`, or any ACME server URL with `staging` in its
+    /// host).
+    ///
+    /// ## Why it matters
+    /// Staging certificates are signed by a CA no client trusts (`(STAGING) ...`): every browser and
+    /// API client rejects the handshake. Staging is for testing the issuance flow, not for users.
+    /// A staging issuer may be intended on a test environment, hence a warning.
+    ///
+    /// ## Example
+    /// Certificate `shop/web` for `shop.example.com` with `issuerRef: {kind: ClusterIssuer, name:
+    /// letsencrypt}`, whose `acme.server` is `https://acme-staging-v02.api.letsencrypt.org/directory`.
+    ///
+    /// ## How to fix
+    /// Point the Certificate at a production issuer (`https://acme-v02.api.letsencrypt.org/directory`),
+    /// then delete the Secret so cert-manager re-issues.
+    pub(crate) struct AcmeStagingServer {
+        code: "TLS017", name: "acme-staging-server", layer: Layer::Tls, severity: Severity::Warning,
+    }
+}
+
+/// The ACME server of `issuer` when it is a staging directory.
+fn staging_server(cx: &CheckContext<'_>, issuer: edgecheck_core::ObjId) -> Option<String> {
+    let acme = cx.graph.view::<edgecheck_core::views::Issuer>(issuer)?.spec.acme.as_ref()?;
+    let host = acme.server.split("://").nth(1).unwrap_or(&acme.server).split('/').next().unwrap_or_default();
+    host.to_ascii_lowercase().contains("staging").then(|| acme.server.clone())
+}
+
+impl AcmeStagingServer {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        for (id, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
+            let public: Vec<&str> = cert
+                .spec
+                .dns_names
+                .iter()
+                .map(String::as_str)
+                .filter(|h| super::tls_cert_self_signed::is_public(h))
+                .collect();
+            if public.is_empty() {
+                continue;
+            }
+            for e in cx.graph.edges_from_kind(id, EdgeKind::Issuer) {
+                let Target::Found(iid) = e.to else { continue };
+                let Some(server) = staging_server(cx, iid) else { continue };
+                let issuer = cx.graph.obj(iid);
+                out.at(obj, &e.field)
+                    .message(format!(
+                        "{} for {} is issued by {}, an ACME staging server; no client trusts its certificates",
+                        obj.to_ref(),
+                        public.join(", "),
+                        issuer.to_ref()
+                    ))
+                    .evidence(format!("{} spec.acme.server: {server}", issuer.to_ref()))
+                    .related(issuer.to_ref())
+                    .fix("use a production ACME issuer (https://acme-v02.api.letsencrypt.org/directory) and re-issue")
+                    .emit();
+            }
+        }
+        const SHIM: &[(&str, bool)] = &[("cert-manager.io/cluster-issuer", true), ("cert-manager.io/issuer", false)];
+        let routes = cx.graph.ids(K::INGRESS).iter().chain(cx.graph.ids(K::GATEWAY));
+        for &rid in routes {
+            let o = cx.graph.obj(rid);
+            for (annotation, cluster) in SHIM {
+                let Some(name) = o.annotation(annotation) else { continue };
+                let (k, ns) = if *cluster { (K::CLUSTER_ISSUER, None) } else { (K::ISSUER, o.namespace.as_deref()) };
+                let Some(iid) = cx.graph.find(k, ns, name) else { continue };
+                let Some(server) = staging_server(cx, iid) else { continue };
+                let hosts: Vec<String> = super::helpers::served(cx.graph)
+                    .into_iter()
+                    .filter(|s| s.edge.from == rid)
+                    .flat_map(|s| s.hosts)
+                    .filter(|h| super::tls_cert_self_signed::is_public(h))
+                    .collect();
+                if hosts.is_empty() {
+                    continue;
+                }
+                let issuer = cx.graph.obj(iid);
+                out.at(o, &format!("metadata.annotations[\"{annotation}\"]"))
+                    .message(format!(
+                        "{} gets certificates for {} from {}, an ACME staging server; no client trusts them",
+                        o.to_ref(),
+                        hosts.join(", "),
+                        issuer.to_ref()
+                    ))
+                    .evidence(format!("{annotation}: {name}"))
+                    .evidence(format!("{} spec.acme.server: {server}", issuer.to_ref()))
+                    .related(issuer.to_ref())
+                    .fix("use a production ACME issuer (https://acme-v02.api.letsencrypt.org/directory) and re-issue")
+                    .emit();
+            }
+        }
+    }
+}

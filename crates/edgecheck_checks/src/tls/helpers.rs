@@ -1,0 +1,121 @@
+//! What the tls checks share: the Secrets routes and listeners serve, and the hosts they serve them for.
+
+use edgecheck_core::{views, Edge, EdgeKind, Graph, ObjId, Object, Target};
+
+/// One reference from an Ingress / Gateway listener / IngressRoute to a TLS Secret, with the hosts it
+/// is served for (empty when the reference names none: a listener without hostname).
+pub(super) struct Served<'g> {
+    /// The reference.
+    pub edge: &'g Edge,
+    /// The referring object.
+    pub from: &'g Object,
+    /// The hosts the certificate is presented for.
+    pub hosts: Vec<String>,
+}
+
+/// Every TLS Secret reference, in graph order.
+pub(super) fn served(graph: &Graph) -> Vec<Served<'_>> {
+    let mut out = Vec::new();
+    for e in graph.edges().iter().filter(|e| e.kind == EdgeKind::TlsSecret) {
+        let from = graph.obj(e.from);
+        out.push(Served { edge: e, from, hosts: hosts_of(graph, e) });
+    }
+    out
+}
+
+/// The references to the Secret `id`.
+pub(super) fn served_from(graph: &Graph, id: ObjId) -> Vec<Served<'_>> {
+    served(graph).into_iter().filter(|s| matches!(s.edge.to, Target::Found(t) if t == id)).collect()
+}
+
+/// Each served Secret once (in order of first reference), with the references to it.
+pub(super) fn served_secrets(graph: &Graph) -> Vec<(ObjId, Vec<Served<'_>>)> {
+    let mut out: Vec<(ObjId, Vec<Served<'_>>)> = Vec::new();
+    for s in served(graph) {
+        let Target::Found(id) = s.edge.to else { continue };
+        match out.iter_mut().find(|(i, _)| *i == id) {
+            Some((_, v)) => v.push(s),
+            None => out.push((id, vec![s])),
+        }
+    }
+    out
+}
+
+/// The field path of a Secret key, under `data` or `stringData` (where it is written).
+pub(super) fn secret_key_path(secret: &Object, key: &str) -> String {
+    let data = format!("data[\"{key}\"]");
+    if secret.field_line(&data).is_some() {
+        return data;
+    }
+    let string_data = format!("stringData[\"{key}\"]");
+    if secret.field_line(&string_data).is_some() {
+        return string_data;
+    }
+    data
+}
+
+fn hosts_of(graph: &Graph, e: &Edge) -> Vec<String> {
+    if let Some(ing) = graph.view::<views::Ingress>(e.from) {
+        let i = e
+            .field
+            .strip_prefix("spec.tls[")
+            .and_then(|r| r.split_once(']'))
+            .and_then(|(n, _)| n.parse::<usize>().ok());
+        return i.and_then(|i| ing.spec.tls.get(i)).map(|t| t.hosts.clone()).unwrap_or_default();
+    }
+    if let Some(gw) = graph.view::<views::Gateway>(e.from) {
+        return gw
+            .spec
+            .listeners
+            .iter()
+            .filter(|l| Some(&l.name) == e.section.as_ref())
+            .filter_map(|l| l.hostname.clone())
+            .collect();
+    }
+    if let Some(r) = graph.view::<views::TraefikRoute>(e.from) {
+        let mut hosts = Vec::new();
+        for rule in &r.spec.routes {
+            for h in rule_hosts(&rule.rule) {
+                if !hosts.contains(&h) {
+                    hosts.push(h);
+                }
+            }
+        }
+        return hosts;
+    }
+    Vec::new()
+}
+
+/// Host names in a Traefik rule: the arguments of `Host(...)` and `HostSNI(...)` (v2 lists, v3 single),
+/// in backquotes or double quotes. `HostRegexp` and `HostSNI(`*`)` name no host to check.
+pub(super) fn rule_hosts(rule: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = rule;
+    while let Some(i) = rest.find("Host") {
+        let after = &rest[i + 4..];
+        let args = after.strip_prefix("SNI(").or_else(|| after.strip_prefix('('));
+        rest = after;
+        let Some(args) = args else { continue };
+        let Some(end) = args.find(')') else { break };
+        for part in args[..end].split(',') {
+            let h = part.trim().trim_matches(|c| c == '`' || c == '"' || c == '\'');
+            if !h.is_empty() && h != "*" {
+                out.push(h.to_string());
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rule_hosts;
+
+    #[test]
+    fn traefik_rule_hosts() {
+        assert_eq!(rule_hosts("Host(`a.example.com`) && PathPrefix(`/`)"), vec!["a.example.com"]);
+        assert_eq!(rule_hosts("Host(`a.com`, `b.com`) || HostSNI(`c.com`)"), vec!["a.com", "b.com", "c.com"]);
+        assert!(rule_hosts("HostRegexp(`{sub:[a-z]+}.a.com`)").is_empty());
+        assert!(rule_hosts("HostSNI(`*`)").is_empty());
+    }
+}

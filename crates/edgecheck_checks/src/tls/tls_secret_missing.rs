@@ -1,0 +1,71 @@
+use edgecheck_core::kind::K;
+use edgecheck_core::{Findings, Layer, Severity, Target};
+
+use crate::framework::{declare_check, CheckContext};
+
+declare_check! {
+    /// ## What it checks
+    /// An Ingress `spec.tls[].secretName`, a Gateway listener `tls.certificateRefs[]` or a Traefik
+    /// IngressRoute `tls.secretName` that names a Secret not in the inputs, and that no cert-manager
+    /// Certificate, ExternalSecret, SealedSecret or cert-manager ingress-shim annotation will create.
+    /// (A Secret of that name in another namespace is reported by TLS009 instead.)
+    ///
+    /// ## Why it matters
+    /// Without the Secret the controller has no certificate for the host: ingress-nginx and Traefik
+    /// serve their self-signed default certificate, a Gateway listener gets `ResolvedRefs=False
+    /// InvalidCertificateRef` and does not serve at all. Clients fail the handshake.
+    ///
+    /// Reported as DESIGN.md "Absence" says: an error on a full cluster dump, a warning when the
+    /// inventory holds other Secrets of that namespace, silent otherwise.
+    ///
+    /// ## Example
+    /// Ingress `shop/web` with `tls: [{hosts: [shop.example.com], secretName: web-tls}]` and no Secret
+    /// `shop/web-tls`, nor a Certificate with `secretName: web-tls`.
+    ///
+    /// ## How to fix
+    /// Create the Secret, or a cert-manager Certificate whose `spec.secretName` is that name, or fix
+    /// the reference.
+    pub(crate) struct TlsSecretMissing {
+        code: "TLS001", name: "tls-secret-missing", layer: Layer::Tls, severity: Severity::Error,
+    }
+}
+
+impl TlsSecretMissing {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        for s in super::helpers::served(cx.graph) {
+            let Target::Missing(r) = &s.edge.to else { continue };
+            let ns = r.namespace.as_deref().unwrap_or(&cx.graph.default_namespace);
+            if !cx.graph.secret_producers(ns, &r.name).is_empty() {
+                continue;
+            }
+            // A Secret of that name in another namespace is TLS009's finding.
+            if s.from.namespace.as_deref() == Some(ns)
+                && !super::tls_secret_other_namespace::elsewhere(cx, ns, &r.name).is_empty()
+            {
+                continue;
+            }
+            let Some(severity) = cx.absence(K::SECRET, Some(ns)) else { continue };
+            let mut b = out
+                .at(s.from, &s.edge.field)
+                .severity(severity)
+                .message(format!(
+                    "{} serves TLS from {r}, which does not exist; clients get the controller's default \
+                     certificate or no TLS at all",
+                    s.from.to_ref()
+                ))
+                .evidence(format!("{}: {}", s.edge.field, r.name))
+                .related(r.clone());
+            if let Some(l) = &s.edge.section {
+                b = b.evidence(format!("listener: {l}"));
+            }
+            if !s.hosts.is_empty() {
+                b = b.evidence(format!("hosts: {}", s.hosts.join(", ")));
+            }
+            b.fix(format!(
+                "create Secret `{ns}/{}` (kubernetes.io/tls), or a cert-manager Certificate with secretName: {}",
+                r.name, r.name
+            ))
+            .emit();
+        }
+    }
+}

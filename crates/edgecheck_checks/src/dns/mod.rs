@@ -1,9 +1,15 @@
 //! Checks of the `dns` layer.
 
+// --- classic ingress / dns (DNS001–DNS019)
+mod hostname_malformed;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- classic ingress / dns (DNS001–DNS019)
+    &hostname_malformed::HostnameMalformed,
+];
 
 #[cfg(test)]
 mod tests {

@@ -13,6 +13,7 @@ mod eso;
 mod gateway;
 mod networking;
 mod traefik;
+mod alb;
 
 pub use argocd::*;
 pub use certmanager::*;
@@ -22,6 +23,7 @@ pub use eso::*;
 pub use gateway::*;
 pub use networking::*;
 pub use traefik::*;
+pub use alb::*;
 
 use serde::Deserialize;
 
@@ -146,4 +148,5 @@ views! {
     SecretStore(SecretStore) => [SECRET_STORE, CLUSTER_SECRET_STORE];
     Application(Application) => [APPLICATION];
     Crd(Crd) => [CRD];
+    AlbConfig(AlbConfig) => [ALB_CONFIG];
 }

@@ -1,9 +1,20 @@
 //! Checks of the `route` layer.
 
+// --- classic ingress (RTE030–RTE059)
+pub(crate) mod alb;
+mod alb_listen_ports_missing;
+mod ingress_class_default_missing;
+mod ingress_class_missing;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- classic ingress (RTE030–RTE059)
+    &ingress_class_missing::IngressClassMissing,
+    &ingress_class_default_missing::IngressClassDefaultMissing,
+    &alb_listen_ports_missing::AlbListenPortsMissing,
+];
 
 #[cfg(test)]
 mod tests {

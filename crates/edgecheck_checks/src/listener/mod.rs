@@ -1,9 +1,15 @@
 //! Checks of the `listener` layer.
 
+// --- classic ingress (LSN030–LSN059)
+mod alb_listener_missing;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- classic ingress (LSN030–LSN059)
+    &alb_listener_missing::AlbListenerMissing,
+];
 
 #[cfg(test)]
 mod tests {

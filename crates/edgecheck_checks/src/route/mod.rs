@@ -3,8 +3,10 @@
 // --- classic ingress (RTE030–RTE059)
 pub(crate) mod alb;
 mod alb_listen_ports_missing;
+mod ingress_class_controller_mismatch;
 mod ingress_class_default_missing;
 mod ingress_class_missing;
+mod ingress_class_parameters_missing;
 
 use crate::framework::Check;
 
@@ -14,6 +16,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &ingress_class_missing::IngressClassMissing,
     &ingress_class_default_missing::IngressClassDefaultMissing,
     &alb_listen_ports_missing::AlbListenPortsMissing,
+    &ingress_class_controller_mismatch::IngressClassControllerMismatch,
+    &ingress_class_parameters_missing::IngressClassParametersMissing,
 ];
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Checks of the `listener` layer.
 
 // --- classic ingress (LSN030–LSN059)
+mod alb_event_listener_error;
 mod alb_listener_missing;
 
 use crate::framework::Check;
@@ -9,6 +10,7 @@ use crate::framework::Check;
 pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- classic ingress (LSN030–LSN059)
     &alb_listener_missing::AlbListenerMissing,
+    &alb_event_listener_error::AlbEventListenerError,
 ];
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Checks of the `dns` layer.
 
 // --- classic ingress / dns (DNS001–DNS019)
+mod coredns_forward_stub;
 mod hostname_malformed;
 
 use crate::framework::Check;
@@ -9,6 +10,7 @@ use crate::framework::Check;
 pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- classic ingress / dns (DNS001–DNS019)
     &hostname_malformed::HostnameMalformed,
+    &coredns_forward_stub::CorednsForwardStub,
 ];
 
 #[cfg(test)]

@@ -141,8 +141,7 @@ impl Graph {
             repos,
             dir_namespaces,
             node_configs,
-        } =
-            inventory;
+        } = inventory;
         let mut views = Vec::with_capacity(objects.len());
         let mut view_errors = Vec::new();
         for (i, o) in objects.iter().enumerate() {

@@ -160,6 +160,9 @@ mod tests {
             layer_for_message("listener is not exist in alb, port: 443, protocol: HTTPS"),
             Some(Layer::Listener)
         );
-        assert_eq!(layer_for_message("cluster service type just support eni mode for alb ingress"), Some(Layer::Backend));
+        assert_eq!(
+            layer_for_message("cluster service type just support eni mode for alb ingress"),
+            Some(Layer::Backend)
+        );
     }
 }

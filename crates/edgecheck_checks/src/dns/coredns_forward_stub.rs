@@ -73,9 +73,8 @@ impl CorednsForwardStub {
         if custom_fixed {
             return;
         }
-        let coredns = configmaps
-            .iter()
-            .find(|(_, o, _)| o.name == "coredns" && o.namespace.as_deref() == Some("kube-system"));
+        let coredns =
+            configmaps.iter().find(|(_, o, _)| o.name == "coredns" && o.namespace.as_deref() == Some("kube-system"));
         let (subject, forward): (Option<&Object>, String) = match coredns {
             Some((_, o, cm)) => {
                 let Some(c) = cm.data.get("Corefile") else { return };
@@ -148,7 +147,9 @@ fn resolv_conf(n: &NodeConfig) -> Option<String> {
 /// True when the node config disables the bundled CoreDNS (`disable: [coredns]`).
 fn disables_coredns(n: &NodeConfig) -> bool {
     match n.value.get("disable") {
-        Some(Value::Array(a)) => a.iter().filter_map(Value::as_str).any(|s| s.split(',').any(|x| x.trim() == "coredns")),
+        Some(Value::Array(a)) => {
+            a.iter().filter_map(Value::as_str).any(|s| s.split(',').any(|x| x.trim() == "coredns"))
+        }
         Some(Value::String(s)) => s.split(',').any(|x| x.trim() == "coredns"),
         _ => false,
     }

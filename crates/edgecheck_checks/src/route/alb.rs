@@ -1,8 +1,8 @@
 //! Helpers for Alibaba Cloud ACK ALB Ingress (shared by the route and listener checks).
 
 use edgecheck_core::graph::{EdgeKind, ObjId, Target};
-use edgecheck_core::views::{Ingress, IngressClass};
 use edgecheck_core::kind::K;
+use edgecheck_core::views::{Ingress, IngressClass};
 use edgecheck_core::{Graph, Object};
 
 /// The controller string of the ACK ALB Ingress controller.

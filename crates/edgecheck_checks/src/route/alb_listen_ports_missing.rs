@@ -48,7 +48,9 @@ impl AlbListenPortsMissing {
                 None => ("metadata.annotations".to_string(), format!("has no `{LISTEN_PORTS}` annotation")),
                 Some(Err(raw)) => (
                     format!("metadata.annotations[\"{LISTEN_PORTS}\"]"),
-                    format!("has a `{LISTEN_PORTS}` annotation that is not a JSON list of {{\"PROTOCOL\": port}}: `{raw}`"),
+                    format!(
+                        "has a `{LISTEN_PORTS}` annotation that is not a JSON list of {{\"PROTOCOL\": port}}: `{raw}`"
+                    ),
                 ),
                 Some(Ok(ports)) if !ports.iter().any(|(p, _)| p == "HTTPS") => {
                     let list: Vec<String> = ports.iter().map(|(p, n)| format!("{p}:{n}")).collect();
@@ -64,7 +66,7 @@ impl AlbListenPortsMissing {
                     "{} wants HTTPS but {problem}; its rules never reach the HTTPS 443 listener",
                     o.to_ref()
                 ))
-                .evidence(format!("{why}"))
+                .evidence(why)
                 .evidence(format!("{class_ref} controller: ingress.k8s.alibabacloud/alb"))
                 .related(class_ref)
                 .fix(format!("add {LISTEN_PORTS}: '[{{\"HTTP\": 80}}, {{\"HTTPS\": 443}}]'"))

@@ -1,6 +1,6 @@
 use edgecheck_core::graph::EdgeKind;
-use edgecheck_core::views::Ingress;
 use edgecheck_core::kind::K;
+use edgecheck_core::views::Ingress;
 use edgecheck_core::{Findings, Layer, Severity};
 
 use crate::framework::{declare_check, CheckContext};

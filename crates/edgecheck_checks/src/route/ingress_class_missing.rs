@@ -1,6 +1,6 @@
 use edgecheck_core::graph::{EdgeKind, Target};
-use edgecheck_core::views::Ingress;
 use edgecheck_core::kind::K;
+use edgecheck_core::views::Ingress;
 use edgecheck_core::{Findings, Layer, Severity};
 
 use crate::framework::{declare_check, CheckContext};
@@ -50,7 +50,8 @@ impl IngressClassMissing {
                     _ => None,
                 };
                 let Some(severity) = severity else { continue };
-                let via = if e.how == "annotation" { "annotation `kubernetes.io/ingress.class`" } else { "ingressClassName" };
+                let via =
+                    if e.how == "annotation" { "annotation `kubernetes.io/ingress.class`" } else { "ingressClassName" };
                 let mut f = out
                     .at(o, &e.field)
                     .severity(severity)
@@ -75,7 +76,8 @@ impl IngressClassMissing {
                 } else {
                     f.evidence(format!("IngressClasses in the inputs: {}", known.join(", ")))
                 };
-                f.fix("name an existing IngressClass or add the IngressClass of the controller meant to serve it").emit();
+                f.fix("name an existing IngressClass or add the IngressClass of the controller meant to serve it")
+                    .emit();
             }
         }
     }

@@ -5,6 +5,7 @@
 //! deserialize (a field of the wrong type) is recorded by the graph as a schema problem.
 //! Kinds are matched by group and kind, across versions.
 
+mod alb;
 mod argocd;
 mod certmanager;
 mod core;
@@ -13,8 +14,8 @@ mod eso;
 mod gateway;
 mod networking;
 mod traefik;
-mod alb;
 
+pub use alb::*;
 pub use argocd::*;
 pub use certmanager::*;
 pub use core::*;
@@ -23,7 +24,6 @@ pub use eso::*;
 pub use gateway::*;
 pub use networking::*;
 pub use traefik::*;
-pub use alb::*;
 
 use serde::Deserialize;
 

@@ -3,6 +3,7 @@
 // --- classic ingress (RTE030–RTE059)
 pub(crate) mod alb;
 mod alb_listen_ports_missing;
+mod api_version_unserved;
 mod ingress_class_controller_mismatch;
 mod ingress_class_default_missing;
 mod ingress_class_missing;
@@ -18,6 +19,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &alb_listen_ports_missing::AlbListenPortsMissing,
     &ingress_class_controller_mismatch::IngressClassControllerMismatch,
     &ingress_class_parameters_missing::IngressClassParametersMissing,
+    &api_version_unserved::ApiVersionUnserved,
 ];
 
 #[cfg(test)]

@@ -8,6 +8,7 @@ mod ingress_class_controller_mismatch;
 mod ingress_class_default_missing;
 mod ingress_class_missing;
 mod ingress_class_parameters_missing;
+mod ingress_path_conflict;
 
 use crate::framework::Check;
 
@@ -20,6 +21,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &ingress_class_controller_mismatch::IngressClassControllerMismatch,
     &ingress_class_parameters_missing::IngressClassParametersMissing,
     &api_version_unserved::ApiVersionUnserved,
+    &ingress_path_conflict::IngressPathConflict,
 ];
 
 #[cfg(test)]

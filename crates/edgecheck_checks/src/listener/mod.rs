@@ -3,6 +3,7 @@
 // --- classic ingress (LSN030–LSN059)
 mod alb_event_listener_error;
 mod alb_listener_missing;
+mod service_lb_address_pending;
 
 use crate::framework::Check;
 
@@ -11,6 +12,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- classic ingress (LSN030–LSN059)
     &alb_listener_missing::AlbListenerMissing,
     &alb_event_listener_error::AlbEventListenerError,
+    &service_lb_address_pending::ServiceLbAddressPending,
 ];
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 // --- classic ingress (LSN030–LSN059)
 mod alb_event_listener_error;
 mod alb_listener_missing;
+mod cilium_lb_pool_missing;
 mod service_lb_address_pending;
 
 use crate::framework::Check;
@@ -13,6 +14,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &alb_listener_missing::AlbListenerMissing,
     &alb_event_listener_error::AlbEventListenerError,
     &service_lb_address_pending::ServiceLbAddressPending,
+    &cilium_lb_pool_missing::CiliumLbPoolMissing,
 ];
 
 #[cfg(test)]

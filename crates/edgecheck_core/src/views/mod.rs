@@ -8,6 +8,7 @@
 mod alb;
 mod argocd;
 mod certmanager;
+mod cilium;
 mod core;
 mod crd;
 mod eso;
@@ -18,6 +19,7 @@ mod traefik;
 pub use alb::*;
 pub use argocd::*;
 pub use certmanager::*;
+pub use cilium::*;
 pub use core::*;
 pub use crd::*;
 pub use eso::*;
@@ -149,4 +151,5 @@ views! {
     Application(Application) => [APPLICATION];
     Crd(Crd) => [CRD];
     AlbConfig(AlbConfig) => [ALB_CONFIG];
+    CiliumLbIpPool(CiliumLbIpPool) => [CILIUM_LB_IP_POOL];
 }

@@ -5,6 +5,7 @@ mod alb_event_listener_error;
 mod alb_listener_missing;
 mod cilium_lb_pool_missing;
 mod service_lb_address_pending;
+mod traefik_entrypoint_undefined;
 
 use crate::framework::Check;
 
@@ -15,6 +16,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &alb_event_listener_error::AlbEventListenerError,
     &service_lb_address_pending::ServiceLbAddressPending,
     &cilium_lb_pool_missing::CiliumLbPoolMissing,
+    &traefik_entrypoint_undefined::TraefikEntrypointUndefined,
 ];
 
 #[cfg(test)]

@@ -113,7 +113,7 @@ impl HostnameMalformed {
 
 /// The host arguments of Traefik `Host()`, `HostSNI()` and `HostHeader()` matchers (v2 lists and v3
 /// single arguments, backtick or double-quoted).
-fn traefik_hosts(rule: &str) -> Vec<String> {
+pub(crate) fn traefik_hosts(rule: &str) -> Vec<String> {
     let mut out = Vec::new();
     for m in ["HostSNI(", "HostHeader(", "Host("] {
         let mut rest = rule;

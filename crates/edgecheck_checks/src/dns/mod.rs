@@ -2,7 +2,7 @@
 
 // --- classic ingress / dns (DNS001–DNS019)
 mod coredns_forward_stub;
-mod hostname_malformed;
+pub(crate) mod hostname_malformed;
 
 use crate::framework::Check;
 

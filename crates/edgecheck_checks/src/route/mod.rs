@@ -4,6 +4,7 @@
 pub(crate) mod alb;
 mod alb_listen_ports_missing;
 mod api_version_unserved;
+mod host_passthrough_conflict;
 mod ingress_class_controller_mismatch;
 mod ingress_class_default_missing;
 mod ingress_class_missing;
@@ -22,6 +23,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &ingress_class_parameters_missing::IngressClassParametersMissing,
     &api_version_unserved::ApiVersionUnserved,
     &ingress_path_conflict::IngressPathConflict,
+    &host_passthrough_conflict::HostPassthroughConflict,
 ];
 
 #[cfg(test)]

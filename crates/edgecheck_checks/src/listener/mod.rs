@@ -2,6 +2,7 @@
 
 // --- classic ingress (LSN030–LSN059)
 mod alb_event_listener_error;
+mod alb_https_certificate_missing;
 mod alb_listener_missing;
 mod cilium_lb_pool_missing;
 mod service_lb_address_pending;
@@ -17,6 +18,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &service_lb_address_pending::ServiceLbAddressPending,
     &cilium_lb_pool_missing::CiliumLbPoolMissing,
     &traefik_entrypoint_undefined::TraefikEntrypointUndefined,
+    &alb_https_certificate_missing::AlbHttpsCertificateMissing,
 ];
 
 #[cfg(test)]

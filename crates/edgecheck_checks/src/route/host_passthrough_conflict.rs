@@ -1,7 +1,7 @@
 use edgecheck_core::graph::{EdgeKind, Target};
 use edgecheck_core::hostname::normalize;
 use edgecheck_core::kind::K;
-use edgecheck_core::views::{Ingress, TraefikRoute};
+use edgecheck_core::views::{Gateway, Ingress, Route, TraefikRoute};
 use edgecheck_core::{Findings, Layer, Object, Severity};
 
 use crate::dns::hostname_malformed::traefik_hosts;
@@ -26,7 +26,10 @@ declare_check! {
     /// - ingress-nginx: an Ingress with `nginx.ingress.kubernetes.io/ssl-passthrough: "true"` and
     ///   another Ingress of the same class without it, sharing a rule host;
     /// - Traefik: an IngressRouteTCP with `tls.passthrough: true` matching `HostSNI(host)` and an
-    ///   IngressRoute with `Host(host)` on a shared entry point.
+    ///   IngressRoute with `Host(host)` on a shared entry point;
+    /// - Gateway API: a TLSRoute attached to a `TLS` listener in `Passthrough` mode and an HTTPRoute
+    ///   attached to an `HTTPS` listener on the same Gateway and port, with the same hostname (route
+    ///   `hostnames`, else the listener's `hostname`).
     ///
     /// ## Why it matters
     /// TLS for the host is decided before any HTTP is read. ingress-nginx's passthrough proxy sends
@@ -86,6 +89,53 @@ impl HostPassthroughConflict {
                             path: format!("spec.routes[{i}].match"),
                             address: format!("entry point `{ep}`"),
                             host: normalize(&h),
+                            passthrough,
+                        });
+                    }
+                }
+            }
+        }
+        for (id, o, r) in cx.graph.each::<Route>() {
+            let passthrough = o.is(K::TLS_ROUTE);
+            if !passthrough && !o.is(K::HTTP_ROUTE) {
+                continue;
+            }
+            for (pi, e) in cx.graph.edges_from_kind(id, EdgeKind::ParentRef).enumerate() {
+                let Some(gid) = e.to.found() else { continue };
+                let Some(gw) = cx.graph.view::<Gateway>(gid) else { continue };
+                let gref = cx.graph.obj(gid).to_ref();
+                for l in &gw.spec.listeners {
+                    if e.section.as_deref().is_some_and(|s| s != l.name) {
+                        continue;
+                    }
+                    let mode_passthrough = l
+                        .tls
+                        .as_ref()
+                        .and_then(|t| t.mode.as_deref())
+                        .is_some_and(|m| m.eq_ignore_ascii_case("Passthrough"));
+                    let fits = if passthrough {
+                        l.protocol.eq_ignore_ascii_case("TLS") && mode_passthrough
+                    } else {
+                        l.protocol.eq_ignore_ascii_case("HTTPS") && !mode_passthrough
+                    };
+                    if !fits {
+                        continue;
+                    }
+                    let hosts: Vec<String> = if r.spec.hostnames.is_empty() {
+                        l.hostname.iter().cloned().collect()
+                    } else {
+                        r.spec.hostnames.clone()
+                    };
+                    for h in hosts.iter().filter(|h| !h.starts_with('*')) {
+                        claims.push(Claim {
+                            obj: o,
+                            path: if r.spec.hostnames.is_empty() {
+                                format!("spec.parentRefs[{pi}]")
+                            } else {
+                                "spec.hostnames".to_string()
+                            },
+                            address: format!("{gref} port {}", l.port),
+                            host: normalize(h),
                             passthrough,
                         });
                     }

@@ -9,7 +9,9 @@ declare_check! {
     /// ## What it checks
     /// An Ingress with neither `spec.ingressClassName` nor the `kubernetes.io/ingress.class` annotation
     /// while no IngressClass in the inputs carries `ingressclass.kubernetes.io/is-default-class: "true"`.
-    /// Only when the inputs hold IngressClasses (the repository manages them) or are a full dump.
+    /// Only when the inputs hold IngressClasses (the repository manages them) or are a full dump, and
+    /// not when a k3s node config (Traefik not disabled) or a `traefik` HelmChartConfig shows k3s's
+    /// Traefik, whose chart makes IngressClass `traefik` the default.
     ///
     /// ## Why it matters
     /// Without a default class the API server leaves the Ingress class-less, and most controllers ignore
@@ -36,6 +38,20 @@ declare_check! {
 impl IngressClassDefaultMissing {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         if cx.absence(K::INGRESS_CLASS, None).is_none() {
+            return;
+        }
+        // k3s installs Traefik with its chart, whose IngressClass `traefik` is the default: a k3s
+        // node config (not disabling traefik) or a traefik HelmChartConfig means the default exists.
+        let k3s_traefik = cx.graph.node_configs.iter().any(|n| {
+            let disabled =
+                |v: &serde_json::Value| v.as_str().is_some_and(|s| s.split(',').any(|x| x.trim() == "traefik"));
+            !match n.value.get("disable") {
+                Some(serde_json::Value::Array(a)) => a.iter().any(disabled),
+                Some(v) => disabled(v),
+                None => false,
+            }
+        }) || cx.graph.ids(K::HELM_CHART_CONFIG).iter().any(|id| cx.graph.obj(*id).name == "traefik");
+        if k3s_traefik {
             return;
         }
         let classes: Vec<String> =

@@ -40,17 +40,7 @@ impl IngressClassDefaultMissing {
         if cx.absence(K::INGRESS_CLASS, None).is_none() {
             return;
         }
-        // k3s installs Traefik with its chart, whose IngressClass `traefik` is the default: a k3s
-        // node config (not disabling traefik) or a traefik HelmChartConfig means the default exists.
-        let k3s_traefik = cx.graph.node_configs.iter().any(|n| {
-            let disabled =
-                |v: &serde_json::Value| v.as_str().is_some_and(|s| s.split(',').any(|x| x.trim() == "traefik"));
-            !match n.value.get("disable") {
-                Some(serde_json::Value::Array(a)) => a.iter().any(disabled),
-                Some(v) => disabled(v),
-                None => false,
-            }
-        }) || cx.graph.ids(K::HELM_CHART_CONFIG).iter().any(|id| cx.graph.obj(*id).name == "traefik");
+        let k3s_traefik = k3s_traefik(cx.graph);
         if k3s_traefik {
             return;
         }
@@ -75,4 +65,17 @@ impl IngressClassDefaultMissing {
                 .emit();
         }
     }
+}
+
+/// True when the inputs show k3s's bundled Traefik, whose chart creates the default IngressClass
+/// `traefik`: a k3s node config that does not disable traefik, or a `traefik` HelmChartConfig.
+pub(super) fn k3s_traefik(graph: &edgecheck_core::Graph) -> bool {
+    graph.node_configs.iter().any(|n| {
+        let disabled = |v: &serde_json::Value| v.as_str().is_some_and(|s| s.split(',').any(|x| x.trim() == "traefik"));
+        !match n.value.get("disable") {
+            Some(serde_json::Value::Array(a)) => a.iter().any(disabled),
+            Some(v) => disabled(v),
+            None => false,
+        }
+    }) || graph.ids(K::HELM_CHART_CONFIG).iter().any(|id| graph.obj(*id).name == "traefik")
 }

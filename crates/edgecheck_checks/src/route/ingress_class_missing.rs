@@ -14,7 +14,8 @@ declare_check! {
     /// repository manages IngressClasses (it holds at least one), silence otherwise (the class may be
     /// installed by the controller's Helm chart). The legacy annotation is matched by controllers
     /// against their `--ingress-class` flag (ingress-nginx, Traefik, HAProxy, Kong) without any
-    /// IngressClass object, so it is only reported on a full dump, and then as a warning.
+    /// IngressClass object, so it is only reported on a full dump, and then as a warning. Class
+    /// `traefik` is not reported when the inputs show k3s's bundled Traefik (its chart creates it).
     ///
     /// ## Why it matters
     /// Controllers pick an Ingress up only when its class is theirs. ingress-nginx, Traefik, the ALB
@@ -50,6 +51,9 @@ impl IngressClassMissing {
                     _ => None,
                 };
                 let Some(severity) = severity else { continue };
+                if r.name == "traefik" && super::ingress_class_default_missing::k3s_traefik(cx.graph) {
+                    continue;
+                }
                 let via =
                     if e.how == "annotation" { "annotation `kubernetes.io/ingress.class`" } else { "ingressClassName" };
                 let mut f = out

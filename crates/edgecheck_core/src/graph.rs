@@ -113,6 +113,8 @@ pub struct Graph {
     pub default_namespace: String,
     /// Duplicates: later occurrences and the first one.
     pub duplicates: Vec<(ObjId, ObjId)>,
+    /// Node configuration documents (k3s config files), passed through from the inventory.
+    pub node_configs: Vec<crate::inventory::NodeConfig>,
     index: HashMap<(Kind, Option<String>, String), ObjId>,
     by_kind: HashMap<Kind, Vec<ObjId>>,
     ns_count: HashMap<(Kind, String), usize>,
@@ -130,8 +132,16 @@ const CERT_MANAGER_SHIM: &[&str] =
 impl Graph {
     /// Builds the graph: views, namespaces, indexes, edges.
     pub fn build(inventory: Inventory, options: &Options) -> Graph {
-        let Inventory { mut objects, problems, skipped_documents, skipped_templates, files, repos, dir_namespaces } =
-            inventory;
+        let Inventory {
+            mut objects,
+            problems,
+            skipped_documents,
+            skipped_templates,
+            files,
+            repos,
+            dir_namespaces,
+            node_configs,
+        } = inventory;
         let mut views = Vec::with_capacity(objects.len());
         let mut view_errors = Vec::new();
         for (i, o) in objects.iter().enumerate() {
@@ -183,6 +193,7 @@ impl Graph {
             complete,
             default_namespace: options.default_namespace.clone(),
             duplicates: Vec::new(),
+            node_configs,
             index: HashMap::with_capacity(objects.len()),
             by_kind: HashMap::new(),
             ns_count: HashMap::new(),

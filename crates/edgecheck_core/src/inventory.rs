@@ -54,6 +54,48 @@ pub struct RepoInfo {
     pub files: std::collections::BTreeSet<String>,
 }
 
+/// A document that is not a Kubernetes object but configures a node: a k3s/RKE2 config file
+/// (`/etc/rancher/k3s/config.yaml`: `kubelet-arg`, `resolv-conf`, `cluster-dns`, ...). Kept so that
+/// checks can read how nodes are set up (DNS resolvers, kubelet flags); not counted as an object.
+#[derive(Debug, Clone)]
+pub struct NodeConfig {
+    /// The file it came from.
+    pub file: String,
+    /// The line the document starts on.
+    pub line: u32,
+    /// The document.
+    pub value: serde_json::Value,
+}
+
+impl NodeConfig {
+    /// True when a document without `apiVersion`/`kind` looks like a k3s/RKE2 config file: it sits at
+    /// a `rancher/k3s|rke2/config.yaml(.d)` path, or it is a mapping holding k3s-only keys.
+    pub fn looks_like(file: &str, value: &serde_json::Value) -> bool {
+        let Some(m) = value.as_object() else { return false };
+        if m.contains_key("apiVersion") || m.contains_key("kind") {
+            return false;
+        }
+        let f = file.replace('\\', "/");
+        if f.contains("rancher/k3s/config.yaml") || f.contains("rancher/rke2/config.yaml") {
+            return true;
+        }
+        const KEYS: &[&str] = &[
+            "kubelet-arg",
+            "kube-apiserver-arg",
+            "kube-proxy-arg",
+            "write-kubeconfig-mode",
+            "flannel-backend",
+            "resolv-conf",
+            "cluster-dns",
+            "cluster-init",
+            "disable-network-policy",
+            "tls-san",
+        ];
+        m.keys().any(|k| KEYS.contains(&k.as_str()))
+            && m.keys().all(|k| k.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '+'))
+    }
+}
+
 /// Everything loaded.
 #[derive(Debug, Default)]
 pub struct Inventory {
@@ -71,11 +113,29 @@ pub struct Inventory {
     pub repos: Vec<RepoInfo>,
     /// `namespace:` of kustomization files, by the directory (as in `Source::file`) they sit in.
     pub dir_namespaces: Vec<(String, String)>,
+    /// Node configuration documents (k3s config files) found among the inputs.
+    pub node_configs: Vec<NodeConfig>,
 }
 
 impl Inventory {
     /// Counts every Kubernetes object loaded (DESIGN.md `summary.objects`).
     pub fn object_count(&self) -> usize {
         self.objects.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NodeConfig;
+
+    #[test]
+    fn k3s_configs_are_recognised() {
+        let k3s = serde_json::json!({"write-kubeconfig-mode": "0644", "kubelet-arg": ["max-pods=200"]});
+        assert!(NodeConfig::looks_like("infra/k3s.yaml", &k3s));
+        assert!(NodeConfig::looks_like("etc/rancher/k3s/config.yaml", &serde_json::json!({"token": "x"})));
+        let values = serde_json::json!({"replicaCount": 2, "tls-san": "x"});
+        assert!(!NodeConfig::looks_like("values.yaml", &values));
+        assert!(!NodeConfig::looks_like("a.yaml", &serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap"})));
+        assert!(!NodeConfig::looks_like("a.yaml", &serde_json::json!(["kubelet-arg"])));
     }
 }

@@ -146,6 +146,7 @@ impl Kind {
             K::CLUSTER_EXTERNAL_SECRET,
             K::CILIUM_LB_IP_POOL,
             K::CILIUM_GATEWAY_CLASS_CONFIG,
+            K::ALB_CONFIG,
         ]) && !matches!(
             self.kind.as_str(),
             "ClusterRole"

@@ -126,6 +126,23 @@ pub fn is_dns_failure(message: &str) -> bool {
         || m.contains("name or service not known")
 }
 
+/// The layer a controller's Event message puts the fault on, for controllers whose Events carry a
+/// generic reason (ACK ALB Ingress: `FailedBuildModel`/`FailedApplyModel`) and the fault only in the
+/// message. `None` when the message is not one edgecheck knows.
+pub fn layer_for_message(message: &str) -> Option<Layer> {
+    let m = message.to_ascii_lowercase();
+    if m.contains("listener is not exist in alb")
+        || m.contains("listener not found for")
+        || m.contains("empty https listener default certs")
+    {
+        return Some(Layer::Listener);
+    }
+    if m.contains("cluster service type just support eni mode") {
+        return Some(Layer::Backend);
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,5 +160,13 @@ mod tests {
         assert_eq!(layer_for("Ready", "IncorrectCertificate"), Some(Layer::Tls));
         assert!(is_dns_failure("rpc error: lookup github.com on 10.43.0.10:53: server misbehaving"));
         assert!(!is_dns_failure("authentication required"));
+        assert_eq!(
+            layer_for_message("listener is not exist in alb, port: 443, protocol: HTTPS"),
+            Some(Layer::Listener)
+        );
+        assert_eq!(
+            layer_for_message("cluster service type just support eni mode for alb ingress"),
+            Some(Layer::Backend)
+        );
     }
 }

@@ -99,6 +99,7 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
         inv.problems.extend(r.problems);
         inv.skipped_documents += r.skipped;
         inv.dir_namespaces.extend(r.dir_namespaces);
+        inv.node_configs.extend(r.node_configs);
     }
     repo::attach(
         &mut inv,
@@ -118,6 +119,7 @@ pub fn load_text(name: &str, text: &str) -> Inventory {
         skipped_documents: r.skipped,
         files: 1,
         dir_namespaces: r.dir_namespaces,
+        node_configs: r.node_configs,
         ..Inventory::default()
     }
 }
@@ -128,6 +130,7 @@ struct FileResult {
     problems: Vec<LoadProblem>,
     skipped: usize,
     dir_namespaces: Vec<(String, String)>,
+    node_configs: Vec<edgecheck_core::NodeConfig>,
 }
 
 fn load_input(input: &Input) -> FileResult {
@@ -198,6 +201,13 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
     for d in docs {
         match d {
             Ok(doc) => {
+                if edgecheck_core::NodeConfig::looks_like(file, &doc.value) {
+                    r.node_configs.push(edgecheck_core::NodeConfig {
+                        file: file.to_string(),
+                        line: doc.line,
+                        value: doc.value.clone(),
+                    });
+                }
                 let lines = Arc::new(doc.lines);
                 objects::objects_from_document(
                     file,

@@ -9,6 +9,13 @@ mod gateway_not_accepted;
 mod gateway_status_condition_false;
 mod gateway_status_stale;
 mod gateway_status_unexpected;
+// --- classic ingress (LSN030–LSN059)
+mod alb_event_listener_error;
+mod alb_https_certificate_missing;
+mod alb_listener_missing;
+mod cilium_lb_pool_missing;
+mod service_lb_address_pending;
+mod traefik_entrypoint_undefined;
 
 use crate::framework::Check;
 
@@ -23,6 +30,13 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &gateway_status_stale::GatewayStatusStale,
     &gateway_listener_routes_unattached::GatewayListenerRoutesUnattached,
     &gateway_status_unexpected::GatewayStatusUnexpected,
+    // --- classic ingress (LSN030–LSN059)
+    &alb_listener_missing::AlbListenerMissing,
+    &alb_event_listener_error::AlbEventListenerError,
+    &service_lb_address_pending::ServiceLbAddressPending,
+    &cilium_lb_pool_missing::CiliumLbPoolMissing,
+    &traefik_entrypoint_undefined::TraefikEntrypointUndefined,
+    &alb_https_certificate_missing::AlbHttpsCertificateMissing,
 ];
 
 #[cfg(test)]

@@ -7,6 +7,16 @@ mod route_status_condition_false;
 mod route_status_stale;
 mod route_status_unexpected;
 mod route_tls_terminated;
+// --- classic ingress (RTE030–RTE059)
+pub(crate) mod alb;
+mod alb_listen_ports_missing;
+mod api_version_unserved;
+mod host_passthrough_conflict;
+mod ingress_class_controller_mismatch;
+mod ingress_class_default_missing;
+mod ingress_class_missing;
+mod ingress_class_parameters_missing;
+mod ingress_path_conflict;
 
 use crate::framework::Check;
 
@@ -19,6 +29,15 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &route_status_stale::RouteStatusStale,
     &route_status_unexpected::RouteStatusUnexpected,
     &route_tls_terminated::RouteTlsTerminated,
+    // --- classic ingress (RTE030–RTE059)
+    &ingress_class_missing::IngressClassMissing,
+    &ingress_class_default_missing::IngressClassDefaultMissing,
+    &alb_listen_ports_missing::AlbListenPortsMissing,
+    &ingress_class_controller_mismatch::IngressClassControllerMismatch,
+    &ingress_class_parameters_missing::IngressClassParametersMissing,
+    &api_version_unserved::ApiVersionUnserved,
+    &ingress_path_conflict::IngressPathConflict,
+    &host_passthrough_conflict::HostPassthroughConflict,
 ];
 
 #[cfg(test)]

@@ -5,8 +5,10 @@
 //! deserialize (a field of the wrong type) is recorded by the graph as a schema problem.
 //! Kinds are matched by group and kind, across versions.
 
+mod alb;
 mod argocd;
 mod certmanager;
+mod cilium;
 mod core;
 mod crd;
 mod eso;
@@ -14,8 +16,10 @@ mod gateway;
 mod networking;
 mod traefik;
 
+pub use alb::*;
 pub use argocd::*;
 pub use certmanager::*;
+pub use cilium::*;
 pub use core::*;
 pub use crd::*;
 pub use eso::*;
@@ -153,4 +157,6 @@ views! {
     CertificateRequest(CertificateRequest) => [CERTIFICATE_REQUEST];
     AcmeOrder(AcmeOrder) => [ORDER];
     AcmeChallenge(AcmeChallenge) => [CHALLENGE];
+    AlbConfig(AlbConfig) => [ALB_CONFIG];
+    CiliumLbIpPool(CiliumLbIpPool) => [CILIUM_LB_IP_POOL];
 }

@@ -1,0 +1,161 @@
+use std::collections::BTreeMap;
+
+use edgecheck_core::graph::EdgeKind;
+use edgecheck_core::kind::K;
+use edgecheck_core::views::{CiliumLbIpPool, Gateway, GatewayClass, Service};
+use edgecheck_core::{Findings, Graph, Layer, ObjId, Object, Severity};
+use serde_json::Value;
+
+use crate::framework::{declare_check, CheckContext};
+
+/// The controller name of Cilium's Gateway API implementation.
+const CILIUM_CONTROLLER: &str = "io.cilium/gateway-controller";
+/// Cilium kinds whose presence shows the repository manages Cilium's load-balancer addressing.
+const LB_AREA_KINDS: &[&str] = &[
+    "CiliumLoadBalancerIPPool",
+    "CiliumL2AnnouncementPolicy",
+    "CiliumBGPPeeringPolicy",
+    "CiliumBGPClusterConfig",
+    "CiliumBGPAdvertisement",
+    "CiliumGatewayClassConfig",
+];
+
+declare_check! {
+    /// ## What it checks
+    /// A Gateway of a Cilium GatewayClass (`controllerName: io.cilium/gateway-controller`) for which
+    /// Cilium creates a `LoadBalancer` Service (the default; a CiliumGatewayClassConfig with
+    /// `service.type: NodePort` or `ClusterIP` avoids it), or a `LoadBalancer` Service in a repository
+    /// that defines CiliumLoadBalancerIPPools, when no pool would give it an address:
+    /// - no CiliumLoadBalancerIPPool in the inputs: an error on a full dump, a warning when the
+    ///   repository manages Cilium load-balancer addressing (it holds pools, L2 announcement or BGP
+    ///   policies, or CiliumGatewayClassConfigs), silence otherwise;
+    /// - pools exist but every one is disabled or its `serviceSelector` does not match the Service's
+    ///   labels (for a Gateway, `io.cilium.gateway/owning-gateway: <name>`, the
+    ///   `spec.infrastructure.labels`, and Cilium's `io.kubernetes.service.namespace`/`name`): a warning.
+    ///
+    /// ## Why it matters
+    /// Without a pool Cilium LB IPAM has no address to hand out: the Service's external IP stays
+    /// `<pending>`, the Gateway reports `Programmed=False` with `AddressNotAssigned`, Argo CD shows the
+    /// Gateway's Application Degraded, and nothing outside the cluster reaches its listeners.
+    ///
+    /// ## Example
+    /// ```yaml
+    /// kind: GatewayClass
+    /// metadata: {name: cilium}
+    /// spec: {controllerName: io.cilium/gateway-controller}   # default: a LoadBalancer Service
+    /// ---
+    /// kind: Gateway
+    /// spec: {gatewayClassName: cilium, ...}                  # and no CiliumLoadBalancerIPPool
+    /// ```
+    ///
+    /// ## How to fix
+    /// Add a CiliumLoadBalancerIPPool whose `serviceSelector` matches the Service (and announce it with
+    /// L2 or BGP), or use a CiliumGatewayClassConfig with `service.type: NodePort` and a GatewayClass
+    /// that names it.
+    pub(crate) struct CiliumLbPoolMissing {
+        code: "LSN033", name: "cilium-lb-pool-missing", layer: Layer::Listener, severity: Severity::Warning,
+    }
+}
+
+impl CiliumLbPoolMissing {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        let pools = cx.graph.each::<CiliumLbIpPool>();
+        let manages =
+            cx.graph.iter().any(|(_, o)| o.kind.group == "cilium.io" && LB_AREA_KINDS.contains(&o.kind.kind.as_str()));
+        let none_severity =
+            if cx.graph.complete { Some(Severity::Error) } else { manages.then_some(Severity::Warning) };
+        let mut subjects: Vec<(&Object, String, BTreeMap<String, String>, String)> = Vec::new();
+        for (id, o, gw) in cx.graph.each::<Gateway>() {
+            let Some(class) = cilium_class(cx.graph, id) else { continue };
+            let service_type = class_service_type(cx.graph, class);
+            if service_type != "LoadBalancer" {
+                continue;
+            }
+            let ns = o.namespace.clone().unwrap_or_default();
+            let mut labels: BTreeMap<String, String> = gw
+                .spec
+                .infrastructure
+                .as_ref()
+                .and_then(|i| i.get("labels"))
+                .and_then(Value::as_object)
+                .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+                .unwrap_or_default();
+            labels.insert("io.cilium.gateway/owning-gateway".into(), o.name.clone());
+            labels.insert("io.kubernetes.service.namespace".into(), ns);
+            labels.insert("io.kubernetes.service.name".into(), format!("cilium-gateway-{}", o.name));
+            let why = format!(
+                "GatewayClass `{}` is Cilium's and makes a {service_type} Service for the Gateway",
+                cx.graph.obj(class).name
+            );
+            subjects.push((o, "spec.gatewayClassName".into(), labels, why));
+        }
+        if !pools.is_empty() {
+            for (_, o, svc) in cx.graph.each::<Service>() {
+                if svc.spec.kind() != "LoadBalancer"
+                    || svc.spec.load_balancer_class.as_deref().is_some_and(|c| !c.starts_with("io.cilium"))
+                {
+                    continue;
+                }
+                let mut labels: BTreeMap<String, String> = o
+                    .labels()
+                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+                    .unwrap_or_default();
+                labels.insert("io.kubernetes.service.namespace".into(), o.namespace.clone().unwrap_or_default());
+                labels.insert("io.kubernetes.service.name".into(), o.name.clone());
+                subjects.push((o, "spec.type".into(), labels, "type: LoadBalancer".into()));
+            }
+        }
+        for (o, path, labels, why) in subjects {
+            if pools.is_empty() {
+                let Some(sev) = none_severity else { continue };
+                out.at(o, &path)
+                    .severity(sev)
+                    .message(format!(
+                        "{} needs a LoadBalancer address from Cilium LB IPAM, and no CiliumLoadBalancerIPPool exists; its address stays pending",
+                        o.to_ref()
+                    ))
+                    .evidence(why)
+                    .evidence("CiliumLoadBalancerIPPools in the inputs: none")
+                    .fix("add a CiliumLoadBalancerIPPool (announced by L2 or BGP), or a CiliumGatewayClassConfig with service.type NodePort")
+                    .emit();
+                continue;
+            }
+            if pools.iter().any(|(_, _, p)| p.serves(&labels)) {
+                continue;
+            }
+            let names: Vec<String> = pools.iter().map(|(_, p, _)| p.name.clone()).collect();
+            let shown: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
+            out.at(o, &path)
+                .message(format!(
+                    "{} needs a LoadBalancer address from Cilium LB IPAM, and no CiliumLoadBalancerIPPool selects it; its address stays pending",
+                    o.to_ref()
+                ))
+                .evidence(why)
+                .evidence(format!("Service labels: {}", shown.join(", ")))
+                .evidence(format!("pools (disabled or serviceSelector not matching): {}", names.join(", ")))
+                .related_all(pools.iter().map(|(_, p, _)| p.to_ref()))
+                .fix("widen a pool's serviceSelector to match the Service, or add a pool for it")
+                .emit();
+        }
+    }
+}
+
+/// The GatewayClass of a Gateway when it is Cilium's.
+fn cilium_class(graph: &Graph, gateway: ObjId) -> Option<ObjId> {
+    graph.edges_from_kind(gateway, EdgeKind::GatewayClass).find_map(|e| {
+        let id = e.to.found()?;
+        (graph.view::<GatewayClass>(id)?.spec.controller_name == CILIUM_CONTROLLER).then_some(id)
+    })
+}
+
+/// The Service type Cilium creates for Gateways of this class: its CiliumGatewayClassConfig's
+/// `spec.service.type`, else `LoadBalancer`.
+fn class_service_type(graph: &Graph, class: ObjId) -> String {
+    graph
+        .edges_from_kind(class, EdgeKind::ClassParameters)
+        .filter_map(|e| e.to.found())
+        .map(|id| graph.obj(id))
+        .find(|o| o.is(K::CILIUM_GATEWAY_CLASS_CONFIG))
+        .and_then(|o| o.value.pointer("/spec/service/type").and_then(Value::as_str).map(str::to_string))
+        .unwrap_or_else(|| "LoadBalancer".into())
+}

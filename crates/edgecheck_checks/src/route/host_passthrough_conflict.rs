@@ -1,0 +1,172 @@
+use edgecheck_core::graph::{EdgeKind, Target};
+use edgecheck_core::hostname::normalize;
+use edgecheck_core::kind::K;
+use edgecheck_core::views::{Gateway, Ingress, Route, TraefikRoute};
+use edgecheck_core::{Findings, Layer, Object, Severity};
+
+use crate::dns::hostname_malformed::traefik_hosts;
+use crate::framework::{declare_check, CheckContext};
+
+/// The ingress-nginx annotation that hands TLS for an Ingress's hosts to its backend.
+const SSL_PASSTHROUGH: &str = "nginx.ingress.kubernetes.io/ssl-passthrough";
+
+/// One claim of a host: who, where in the object, on which shared address, and whether it passes TLS
+/// through.
+struct Claim<'a> {
+    obj: &'a Object,
+    path: String,
+    address: String,
+    host: String,
+    passthrough: bool,
+}
+
+declare_check! {
+    /// ## What it checks
+    /// The same host on a TLS-passthrough route and a TLS-terminating route of the same address:
+    /// - ingress-nginx: an Ingress with `nginx.ingress.kubernetes.io/ssl-passthrough: "true"` and
+    ///   another Ingress of the same class without it, sharing a rule host;
+    /// - Traefik: an IngressRouteTCP with `tls.passthrough: true` matching `HostSNI(host)` and an
+    ///   IngressRoute with `Host(host)` on a shared entry point;
+    /// - Gateway API: a TLSRoute attached to a `TLS` listener in `Passthrough` mode and an HTTPRoute
+    ///   attached to an `HTTPS` listener on the same Gateway and port, with the same hostname (route
+    ///   `hostnames`, else the listener's `hostname`).
+    ///
+    /// ## Why it matters
+    /// TLS for the host is decided before any HTTP is read. ingress-nginx's passthrough proxy sends
+    /// every connection with that SNI to the passthrough backend, and Traefik's TCP routers take
+    /// precedence over HTTP routers on the same entry point: the terminating route's paths are never
+    /// reached over HTTPS, and clients see the passthrough backend's certificate and answers.
+    ///
+    /// ## Example
+    /// IngressRouteTCP `vault` (`HostSNI(\`vault.example.com\`)`, `tls.passthrough: true`) and
+    /// IngressRoute `vault-ui` (`Host(\`vault.example.com\`)`), both on entry point `websecure`.
+    ///
+    /// ## How to fix
+    /// Serve the host one way: move the terminating route to another host or entry point, or drop the
+    /// passthrough and terminate TLS at the proxy for all of the host's traffic.
+    pub(crate) struct HostPassthroughConflict {
+        code: "RTE037", name: "host-passthrough-conflict", layer: Layer::Route, severity: Severity::Error,
+    }
+}
+
+impl HostPassthroughConflict {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        let mut claims: Vec<Claim<'_>> = Vec::new();
+        for (id, o, ing) in cx.graph.each::<Ingress>() {
+            let class = cx
+                .graph
+                .edges_from_kind(id, EdgeKind::IngressClass)
+                .next()
+                .map(|e| match &e.to {
+                    Target::Found(c) => cx.graph.obj(*c).name.clone(),
+                    Target::Missing(r) => r.name.clone(),
+                })
+                .unwrap_or_default();
+            let passthrough = o.annotation(SSL_PASSTHROUGH).is_some_and(|v| v.trim() == "true");
+            for (i, r) in ing.spec.rules.iter().enumerate() {
+                if let Some(h) = &r.host {
+                    claims.push(Claim {
+                        obj: o,
+                        path: format!("spec.rules[{i}].host"),
+                        address: format!("IngressClass `{class}`"),
+                        host: normalize(h),
+                        passthrough,
+                    });
+                }
+            }
+        }
+        for (_, o, r) in cx.graph.each::<TraefikRoute>() {
+            let tcp = o.is(K::TRAEFIK_INGRESS_ROUTE_TCP) || o.is(K::TRAEFIK_OLD_INGRESS_ROUTE_TCP);
+            let passthrough = tcp && r.spec.tls.as_ref().and_then(|t| t.passthrough) == Some(true);
+            if tcp && !passthrough {
+                continue;
+            }
+            for (i, rule) in r.spec.routes.iter().enumerate() {
+                for h in traefik_hosts(&rule.rule).into_iter().filter(|h| h != "*") {
+                    for ep in &r.spec.entry_points {
+                        claims.push(Claim {
+                            obj: o,
+                            path: format!("spec.routes[{i}].match"),
+                            address: format!("entry point `{ep}`"),
+                            host: normalize(&h),
+                            passthrough,
+                        });
+                    }
+                }
+            }
+        }
+        for (id, o, r) in cx.graph.each::<Route>() {
+            let passthrough = o.is(K::TLS_ROUTE);
+            if !passthrough && !o.is(K::HTTP_ROUTE) {
+                continue;
+            }
+            for (pi, e) in cx.graph.edges_from_kind(id, EdgeKind::ParentRef).enumerate() {
+                let Some(gid) = e.to.found() else { continue };
+                let Some(gw) = cx.graph.view::<Gateway>(gid) else { continue };
+                let gref = cx.graph.obj(gid).to_ref();
+                for l in &gw.spec.listeners {
+                    if e.section.as_deref().is_some_and(|s| s != l.name) {
+                        continue;
+                    }
+                    let mode_passthrough = l
+                        .tls
+                        .as_ref()
+                        .and_then(|t| t.mode.as_deref())
+                        .is_some_and(|m| m.eq_ignore_ascii_case("Passthrough"));
+                    let fits = if passthrough {
+                        l.protocol.eq_ignore_ascii_case("TLS") && mode_passthrough
+                    } else {
+                        l.protocol.eq_ignore_ascii_case("HTTPS") && !mode_passthrough
+                    };
+                    if !fits {
+                        continue;
+                    }
+                    let hosts: Vec<String> = if r.spec.hostnames.is_empty() {
+                        l.hostname.iter().cloned().collect()
+                    } else {
+                        r.spec.hostnames.clone()
+                    };
+                    for h in hosts.iter().filter(|h| !h.starts_with('*')) {
+                        claims.push(Claim {
+                            obj: o,
+                            path: if r.spec.hostnames.is_empty() {
+                                format!("spec.parentRefs[{pi}]")
+                            } else {
+                                "spec.hostnames".to_string()
+                            },
+                            address: format!("{gref} port {}", l.port),
+                            host: normalize(h),
+                            passthrough,
+                        });
+                    }
+                }
+            }
+        }
+        let mut reported: Vec<(String, String, String)> = Vec::new();
+        for t in claims.iter().filter(|c| !c.passthrough) {
+            let Some(p) = claims.iter().find(|p| {
+                p.passthrough && p.host == t.host && p.address == t.address && p.obj.to_ref() != t.obj.to_ref()
+            }) else {
+                continue;
+            };
+            let key = (t.obj.to_ref().to_string(), t.host.clone(), t.address.clone());
+            if reported.contains(&key) {
+                continue;
+            }
+            reported.push(key);
+            out.at(t.obj, &t.path)
+                .message(format!(
+                    "{} terminates TLS for {} on {}, where {} passes TLS for that host through; its routes are never reached over HTTPS",
+                    t.obj.to_ref(),
+                    t.host,
+                    t.address,
+                    p.obj.to_ref()
+                ))
+                .evidence(format!("{} {}: {} (terminating)", t.obj.to_ref(), t.path, t.host))
+                .evidence(format!("{} {}: {} (TLS passthrough)", p.obj.to_ref(), p.path, p.host))
+                .related(p.obj.to_ref())
+                .fix("serve the host either with passthrough or with termination, not both on one address")
+                .emit();
+        }
+    }
+}

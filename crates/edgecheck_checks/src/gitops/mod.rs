@@ -1,9 +1,19 @@
 //! Checks of the `gitops` layer.
 
+// --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
+mod application_comparison_error;
+mod application_source_path_missing;
+mod application_sync_failed;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
+    &application_source_path_missing::ApplicationSourcePathMissing,
+    &application_sync_failed::ApplicationSyncFailed,
+    &application_comparison_error::ApplicationComparisonError,
+];
 
 #[cfg(test)]
 mod tests {

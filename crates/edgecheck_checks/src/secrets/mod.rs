@@ -1,9 +1,15 @@
 //! Checks of the `secrets` layer.
 
+// --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
+mod external_secret_sync_failed;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
-pub(crate) const CHECKS: &[&dyn Check] = &[];
+pub(crate) const CHECKS: &[&dyn Check] = &[
+    // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
+    &external_secret_sync_failed::ExternalSecretSyncFailed,
+];
 
 #[cfg(test)]
 mod tests {

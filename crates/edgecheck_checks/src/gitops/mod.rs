@@ -4,6 +4,7 @@
 mod application_comparison_error;
 mod application_source_path_missing;
 mod application_sync_failed;
+mod external_secret_defaults_drift;
 
 use crate::framework::Check;
 
@@ -11,6 +12,7 @@ use crate::framework::Check;
 pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
     &application_source_path_missing::ApplicationSourcePathMissing,
+    &external_secret_defaults_drift::ExternalSecretDefaultsDrift,
     &application_sync_failed::ApplicationSyncFailed,
     &application_comparison_error::ApplicationComparisonError,
 ];

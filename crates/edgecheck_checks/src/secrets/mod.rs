@@ -2,6 +2,7 @@
 
 // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
 mod external_secret_sync_failed;
+mod secret_value_shape_invalid;
 
 use crate::framework::Check;
 
@@ -9,6 +10,7 @@ use crate::framework::Check;
 pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
     &external_secret_sync_failed::ExternalSecretSyncFailed,
+    &secret_value_shape_invalid::SecretValueShapeInvalid,
 ];
 
 #[cfg(test)]

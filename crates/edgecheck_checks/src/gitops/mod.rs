@@ -5,6 +5,7 @@ mod application_comparison_error;
 mod application_source_path_missing;
 mod application_sync_failed;
 mod external_secret_defaults_drift;
+mod repository_host_key_missing;
 
 use crate::framework::Check;
 
@@ -13,6 +14,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
     &application_source_path_missing::ApplicationSourcePathMissing,
     &external_secret_defaults_drift::ExternalSecretDefaultsDrift,
+    &repository_host_key_missing::RepositoryHostKeyMissing,
     &application_sync_failed::ApplicationSyncFailed,
     &application_comparison_error::ApplicationComparisonError,
 ];

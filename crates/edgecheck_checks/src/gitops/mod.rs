@@ -2,6 +2,7 @@
 
 // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
 mod application_comparison_error;
+mod application_degraded;
 mod application_source_path_missing;
 mod application_sync_failed;
 mod external_secret_defaults_drift;
@@ -17,6 +18,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &repository_host_key_missing::RepositoryHostKeyMissing,
     &application_sync_failed::ApplicationSyncFailed,
     &application_comparison_error::ApplicationComparisonError,
+    &application_degraded::ApplicationDegraded,
 ];
 
 #[cfg(test)]

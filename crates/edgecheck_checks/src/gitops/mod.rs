@@ -5,6 +5,7 @@ mod application_comparison_error;
 mod application_degraded;
 mod application_source_path_missing;
 mod application_sync_failed;
+mod crd_sync_wave_late;
 mod external_secret_defaults_drift;
 mod repository_host_key_missing;
 
@@ -16,6 +17,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &application_source_path_missing::ApplicationSourcePathMissing,
     &external_secret_defaults_drift::ExternalSecretDefaultsDrift,
     &repository_host_key_missing::RepositoryHostKeyMissing,
+    &crd_sync_wave_late::CrdSyncWaveLate,
     &application_sync_failed::ApplicationSyncFailed,
     &application_comparison_error::ApplicationComparisonError,
     &application_degraded::ApplicationDegraded,

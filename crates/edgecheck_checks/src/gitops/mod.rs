@@ -3,6 +3,7 @@
 // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
 mod application_comparison_error;
 mod application_degraded;
+mod application_health_check_missing;
 mod application_source_path_missing;
 mod application_sync_failed;
 mod crd_sync_wave_late;
@@ -18,6 +19,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &external_secret_defaults_drift::ExternalSecretDefaultsDrift,
     &repository_host_key_missing::RepositoryHostKeyMissing,
     &crd_sync_wave_late::CrdSyncWaveLate,
+    &application_health_check_missing::ApplicationHealthCheckMissing,
     &application_sync_failed::ApplicationSyncFailed,
     &application_comparison_error::ApplicationComparisonError,
     &application_degraded::ApplicationDegraded,

@@ -8,6 +8,7 @@ mod application_source_path_missing;
 mod application_sync_failed;
 mod crd_sync_wave_late;
 mod external_secret_defaults_drift;
+mod ignore_differences_not_respected;
 mod repository_host_key_missing;
 
 use crate::framework::Check;
@@ -20,6 +21,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &repository_host_key_missing::RepositoryHostKeyMissing,
     &crd_sync_wave_late::CrdSyncWaveLate,
     &application_health_check_missing::ApplicationHealthCheckMissing,
+    &ignore_differences_not_respected::IgnoreDifferencesNotRespected,
     &application_sync_failed::ApplicationSyncFailed,
     &application_comparison_error::ApplicationComparisonError,
     &application_degraded::ApplicationDegraded,

@@ -1,7 +1,10 @@
 //! Checks of the `secrets` layer.
 
 // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
+mod external_secret_store_missing;
 mod external_secret_sync_failed;
+mod external_secret_target_missing;
+mod secret_store_not_ready;
 mod secret_value_shape_invalid;
 
 use crate::framework::Check;
@@ -11,6 +14,9 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
     &external_secret_sync_failed::ExternalSecretSyncFailed,
     &secret_value_shape_invalid::SecretValueShapeInvalid,
+    &external_secret_store_missing::ExternalSecretStoreMissing,
+    &secret_store_not_ready::SecretStoreNotReady,
+    &external_secret_target_missing::ExternalSecretTargetMissing,
 ];
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 mod application_comparison_error;
 mod application_degraded;
 mod application_health_check_missing;
+mod application_out_of_sync;
 mod application_source_path_missing;
 mod application_sync_failed;
 mod crd_sync_wave_late;
@@ -25,6 +26,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &application_sync_failed::ApplicationSyncFailed,
     &application_comparison_error::ApplicationComparisonError,
     &application_degraded::ApplicationDegraded,
+    &application_out_of_sync::ApplicationOutOfSync,
 ];
 
 #[cfg(test)]

@@ -17,12 +17,15 @@ declare_check! {
     /// (`spec.data[].remoteRef.conversionStrategy`/`decodingStrategy`/`metadataPolicy`, the same under
     /// `spec.dataFrom[].extract` and `.find`, `spec.target.creationPolicy`/`deletionPolicy`,
     /// `spec.target.template.engineVersion`/`mergePolicy`, `spec.refreshInterval`), when no
-    /// `ignoreDifferences` entry of the owning Application covers them.
+    /// `ignoreDifferences` entry of the owning Application covers them. Defaults inside list items
+    /// (`data[]`, `dataFrom[]`) always show as a diff; map-level defaults (`target.deletionPolicy`, ...)
+    /// only with server-side apply (`ServerSideApply=true` on the Application or the object), so alone they
+    /// are reported only then.
     ///
     /// ## Why it matters
     /// The API server writes the defaults into the live object; Argo CD compares it with Git and finds
-    /// a difference that no sync removes (list items such as `data[]` are compared whole, and server-side
-    /// diff sees every defaulted field). The Application stays `OutOfSync` forever, which hides real
+    /// a difference that no sync removes (list items such as `data[]` are compared whole; with server-side
+    /// apply every defaulted field shows, argoproj/argo-cd#13004). The Application stays `OutOfSync` forever, which hides real
     /// drift and keeps automated sync busy.
     ///
     /// ## Example
@@ -60,7 +63,12 @@ impl ExternalSecretDefaultsDrift {
                 .iter()
                 .filter(|m| !owners.iter().any(|(_, a)| ignored(a, obj.namespace.as_deref(), &obj.name, m)))
                 .collect();
-            if uncovered.is_empty() {
+            let ssa =
+                obj.annotation("argocd.argoproj.io/sync-options").is_some_and(|o| o.contains("ServerSideApply=true"))
+                    || owner.is_some_and(|o| {
+                        owners.iter().any(|(a, v)| *a == o && v.spec.has_sync_option("ServerSideApply=true"))
+                    });
+            if uncovered.is_empty() || !(ssa || uncovered.iter().any(|m| m.in_list)) {
                 continue;
             }
             let mut f = out.at(obj, "spec").message(format!(
@@ -78,6 +86,9 @@ impl ExternalSecretDefaultsDrift {
             if let Some(o) = owner {
                 let a = cx.graph.obj(o);
                 f = f.related(a.to_ref()).evidence(format!("managed by {}", a.to_ref()));
+            }
+            if ssa {
+                f = f.evidence("synced with ServerSideApply=true: every defaulted field shows as a diff");
             }
             f.fix(
                 "write the defaulted fields in Git, or add ignoreDifferences for external-secrets.io/ExternalSecret \
@@ -98,6 +109,8 @@ struct Missing {
     jq: String,
     /// The default value.
     default: &'static str,
+    /// Inside a list item (`data[]`, `dataFrom[]`): compared whole, so a diff with any diff strategy.
+    in_list: bool,
 }
 
 fn missing_defaults(es: &ExternalSecret) -> Vec<Missing> {
@@ -116,7 +129,8 @@ fn missing_defaults(es: &ExternalSecret) -> Vec<Missing> {
                 .join(".")
         )
         .replace(".[]", "[]");
-        out.push(Missing { display, pointer, jq, default });
+        let in_list = path.iter().any(|p| p.starts_with('['));
+        out.push(Missing { display, pointer, jq, default, in_list });
     };
     let s = |x: &str| x.to_string();
     for (i, d) in es.spec.data.iter().enumerate() {

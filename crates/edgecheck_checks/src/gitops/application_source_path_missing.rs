@@ -9,7 +9,9 @@ declare_check! {
     /// An Argo CD `Application` whose `spec.source.path` (or a `spec.sources[].path`) names a directory
     /// that does not exist in the repository it points at, when that repository is the linted checkout
     /// (one of its git remotes equals the source's `repoURL`, ignoring scheme, user, `.git` and a
-    /// trailing `/`). Helm chart sources (`chart:`) and sources of other repositories are not judged.
+    /// trailing `/`). Helm chart sources (`chart:`) and sources of other repositories are not judged. With a
+    /// `targetRevision` other than `HEAD`/`main`/`master`/`trunk` the finding is a warning: that revision's
+    /// tree may differ from the checkout's.
     ///
     /// ## Why it matters
     /// Argo CD cannot generate manifests (`ComparisonError: app path does not exist`) and the
@@ -46,7 +48,8 @@ impl ApplicationSourcePathMissing {
                     continue;
                 };
                 let rel = normalize_rel_path(path);
-                if rel.is_empty() || repo.dirs.contains(&rel) {
+                // An empty listing means the tree was not read: nothing to judge by.
+                if rel.is_empty() || repo.dirs.is_empty() || repo.dirs.contains(&rel) {
                     continue;
                 }
                 let last = rel.rsplit('/').next().unwrap_or(&rel);
@@ -67,6 +70,13 @@ impl ApplicationSourcePathMissing {
                     ))
                     .evidence(format!("{field}.path: {path}"))
                     .evidence(format!("{field}.repoURL: {} (the linted checkout)", src.repo_url));
+                // A pinned branch, tag or commit may hold a tree other than the checkout's: less sure.
+                let rev = src.target_revision.as_deref().map(str::trim).unwrap_or("");
+                if !matches!(rev, "" | "HEAD" | "main" | "master" | "trunk") {
+                    f = f
+                        .severity(Severity::Warning)
+                        .evidence(format!("targetRevision {rev}: only the linted checkout was looked at"));
+                }
                 if rel.starts_with("..") || path.starts_with('/') {
                     f = f.evidence("the path must be relative to the repository root");
                 }

@@ -102,8 +102,9 @@ impl CrdSyncWaveLate {
     }
 }
 
-/// The object, the Application holding it, that Application's parent, ... (cycles cut).
-fn chain(g: &Graph, id: ObjId) -> Vec<ObjId> {
+/// The object, the Application holding it, that Application's parent, ... (cycles cut). Shared with
+/// SEC006.
+pub(crate) fn chain(g: &Graph, id: ObjId) -> Vec<ObjId> {
     let mut out = vec![id];
     let mut cur = id;
     while let Some(a) = g.owning_application(cur) {
@@ -117,6 +118,14 @@ fn chain(g: &Graph, id: ObjId) -> Vec<ObjId> {
 }
 
 /// The object's sync wave (Argo CD's default 0).
-fn wave(g: &Graph, id: ObjId) -> i64 {
+pub(crate) fn wave(g: &Graph, id: ObjId) -> i64 {
     g.obj(id).annotation(WAVE).and_then(|w| w.trim().parse().ok()).unwrap_or(0)
+}
+
+/// Where two objects are ordered against each other: the members of their chains just below the lowest
+/// Application both belong to (the objects themselves when one Application holds both), and that
+/// Application. `None` when no Application holds both.
+pub(crate) fn ordering(a: &[ObjId], b: &[ObjId]) -> Option<(ObjId, ObjId, ObjId)> {
+    let (ai, bi) = a.iter().enumerate().skip(1).find_map(|(ai, x)| b.iter().position(|y| y == x).map(|bi| (ai, bi)))?;
+    (bi > 0).then(|| (a[ai - 1], b[bi - 1], a[ai]))
 }

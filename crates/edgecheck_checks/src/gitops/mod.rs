@@ -7,7 +7,7 @@ mod application_health_check_missing;
 mod application_out_of_sync;
 mod application_source_path_missing;
 mod application_sync_failed;
-mod crd_sync_wave_late;
+pub(crate) mod crd_sync_wave_late;
 mod external_secret_defaults_drift;
 mod ignore_differences_not_respected;
 mod repository_host_key_missing;

@@ -4,6 +4,7 @@
 mod external_secret_store_missing;
 mod external_secret_sync_failed;
 mod external_secret_target_missing;
+mod external_secret_wave_after_consumer;
 mod secret_store_not_ready;
 mod secret_value_shape_invalid;
 
@@ -17,6 +18,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &external_secret_store_missing::ExternalSecretStoreMissing,
     &secret_store_not_ready::SecretStoreNotReady,
     &external_secret_target_missing::ExternalSecretTargetMissing,
+    &external_secret_wave_after_consumer::ExternalSecretWaveAfterConsumer,
 ];
 
 #[cfg(test)]

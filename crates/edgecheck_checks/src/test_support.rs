@@ -6,6 +6,8 @@
 //! - `# expect: CODE line N` (optionally `severity S`), one per expected finding; or `# expect: none`.
 //! - `# pki: NAME [options]` defines a certificate without placing it (a CA not in any Secret).
 //! - `# options: complete` treats the fixture as a full cluster dump; `cni=flannel`, `api-versions=a,b`.
+//! - `# repo: URL dirs=a,b` makes the fixture a git checkout; `# repo-path: FILE` places the documents
+//!   after it in that file of the checkout (see `apply_repo_header`).
 //!
 //! PKI placeholders, generated at test time relative to [`NOW`] (nothing checked in expires):
 //! - `{{cert NAME [sans=a,b] [cn=x] [from=-30d] [until=90d] [issuer=NAME] [key=p256|p384|ed25519|rsa1024|rsa2048] [ca]}}`
@@ -37,8 +39,54 @@ pub fn fixtures_dir() -> PathBuf {
 pub fn graph_from_text(name: &str, text: &str) -> (Graph, Options) {
     let options = options_from_header(text);
     let expanded = Pki::default().expand(text);
-    let inv = edgecheck_load::load_text(name, &expanded);
+    let mut inv = edgecheck_load::load_text(name, &expanded);
+    apply_repo_header(&mut inv, &expanded);
     (Graph::build(inv, &options), options)
+}
+
+/// Fixture repositories: `# repo: URL dirs=a/b,c` declares the linted checkout (remote `URL`, those
+/// directories and their parents), and `# repo-path: apps/shop/web.yaml` before a document says that the
+/// documents after it (up to the next `# repo-path:`) come from that file of the checkout (their
+/// `source.repo_path`; the file and its parent directories join the checkout).
+fn apply_repo_header(inv: &mut edgecheck_core::Inventory, text: &str) {
+    let Some(header) = text.lines().find_map(|l| l.strip_prefix("# repo:")) else { return };
+    let mut words = header.split_whitespace();
+    let mut repo = edgecheck_core::RepoInfo {
+        root: PathBuf::from("/fixture"),
+        remotes: words.next().map(str::to_string).into_iter().collect(),
+        ..Default::default()
+    };
+    let add_dir = |dirs: &mut std::collections::BTreeSet<String>, d: &str| {
+        let mut cur = d.trim_matches('/');
+        while !cur.is_empty() {
+            dirs.insert(cur.to_string());
+            cur = cur.rsplit_once('/').map_or("", |(p, _)| p);
+        }
+    };
+    for w in words {
+        match w.split_once('=') {
+            Some(("dirs", v)) => v.split(',').for_each(|d| add_dir(&mut repo.dirs, d)),
+            _ => panic!("bad repo word `{w}`"),
+        }
+    }
+    let mut marks: Vec<(u32, String)> = Vec::new();
+    for (i, l) in text.lines().enumerate() {
+        if let Some(p) = l.strip_prefix("# repo-path:") {
+            let p = p.trim().to_string();
+            if let Some((dir, _)) = p.rsplit_once('/') {
+                add_dir(&mut repo.dirs, dir);
+            }
+            repo.files.insert(p.clone());
+            marks.push((u32::try_from(i + 1).unwrap_or(u32::MAX), p));
+        }
+    }
+    for o in &mut inv.objects {
+        let line = o.source.line.unwrap_or(0);
+        if let Some((_, p)) = marks.iter().rev().find(|(l, _)| *l < line) {
+            o.source.repo_path = Some((0, p.clone()));
+        }
+    }
+    inv.repos.push(repo);
 }
 
 fn options_from_header(text: &str) -> Options {

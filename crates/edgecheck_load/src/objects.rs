@@ -115,8 +115,10 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
     let file = obj.source.file.as_deref().unwrap_or("-");
     let encrypted = value.get("sops").is_some();
     let secret_type = value.get("type").and_then(Value::as_str).unwrap_or("").to_string();
-    let keep = obj
-        .label("argocd.argoproj.io/secret-type")
+    // `obj.value` is not filled in yet: read the label from `value`.
+    let keep = value
+        .pointer("/metadata/labels/argocd.argoproj.io~1secret-type")
+        .and_then(Value::as_str)
         .is_some_and(|t| matches!(t, "repository" | "repo-creds" | "repo-write-creds" | "repository-write"));
     let mut values: BTreeMap<String, Vec<u8>> = BTreeMap::new();
     if let Some(Value::Object(data)) = value.get("data") {

@@ -3,6 +3,8 @@
 // --- classic ingress / dns (DNS001–DNS019)
 mod coredns_forward_stub;
 pub(crate) mod hostname_malformed;
+// --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
+mod application_repo_lookup_failed;
 
 use crate::framework::Check;
 
@@ -11,6 +13,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- classic ingress / dns (DNS001–DNS019)
     &hostname_malformed::HostnameMalformed,
     &coredns_forward_stub::CorednsForwardStub,
+    // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
+    &application_repo_lookup_failed::ApplicationRepoLookupFailed,
 ];
 
 #[cfg(test)]

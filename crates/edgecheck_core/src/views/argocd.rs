@@ -9,6 +9,8 @@ use serde_json::Value;
 pub struct Application {
     /// Spec.
     pub spec: ApplicationSpec,
+    /// Status (live objects and dumps).
+    pub status: ApplicationStatus,
 }
 
 /// Application spec.
@@ -92,4 +94,83 @@ pub struct SyncPolicy {
     pub automated: Option<Value>,
     /// Sync options.
     pub sync_options: Vec<String>,
+}
+
+/// Application status: sync, health, conditions, the last operation, the managed resources.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct ApplicationStatus {
+    /// `status.sync`.
+    pub sync: AppSyncStatus,
+    /// `status.health`.
+    pub health: AppHealth,
+    /// `status.conditions`.
+    pub conditions: Vec<AppCondition>,
+    /// `status.operationState`.
+    pub operation_state: Option<AppOperationState>,
+    /// `status.resources`.
+    pub resources: Vec<AppResourceStatus>,
+}
+
+/// `status.sync`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AppSyncStatus {
+    /// `Synced`, `OutOfSync`, `Unknown`.
+    pub status: Option<String>,
+    /// Revision compared.
+    pub revision: Option<String>,
+}
+
+/// A health status with message (`status.health`, `status.resources[].health`).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AppHealth {
+    /// `Healthy`, `Progressing`, `Degraded`, `Suspended`, `Missing`, `Unknown`.
+    pub status: Option<String>,
+    /// Message.
+    pub message: Option<String>,
+}
+
+/// `status.conditions[]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AppCondition {
+    /// `ComparisonError`, `InvalidSpecError`, `SyncError`, ...
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// Message.
+    pub message: Option<String>,
+}
+
+/// `status.operationState`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct AppOperationState {
+    /// `Running`, `Succeeded`, `Failed`, `Error`, `Terminating`.
+    pub phase: Option<String>,
+    /// Message.
+    pub message: Option<String>,
+    /// Finish time.
+    pub finished_at: Option<String>,
+}
+
+/// `status.resources[]`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct AppResourceStatus {
+    /// Group (empty for core).
+    pub group: Option<String>,
+    /// Version.
+    pub version: Option<String>,
+    /// Kind.
+    pub kind: String,
+    /// Namespace.
+    pub namespace: Option<String>,
+    /// Name.
+    pub name: String,
+    /// `Synced`, `OutOfSync`.
+    pub status: Option<String>,
+    /// Health, when Argo CD assesses the kind.
+    pub health: Option<AppHealth>,
 }

@@ -111,6 +111,22 @@ pub struct Workload {
     pub pod_spec_path: &'static str,
     /// Status, as written.
     pub status: Option<Value>,
+    /// Secrets the pod reads: env `valueFrom.secretKeyRef`, `envFrom[].secretRef`, secret volumes and
+    /// projected sources (all containers, init containers included).
+    pub secret_uses: Vec<SecretUse>,
+}
+
+/// One way a pod reads a Secret.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SecretUse {
+    /// The Secret's name (same namespace as the pod).
+    pub secret: String,
+    /// The key read, when one key is named (`secretKeyRef.key`, a volume `items[].key`); `None` for all keys.
+    pub key: Option<String>,
+    /// How: `env NAME`, `envFrom`, `volume NAME`.
+    pub how: String,
+    /// The field path in the object.
+    pub field: String,
 }
 
 impl<'de> Deserialize<'de> for Workload {
@@ -122,6 +138,7 @@ impl<'de> Deserialize<'de> for Workload {
             "CronJob" => (v.pointer("/spec/jobTemplate/spec/template"), "spec.jobTemplate.spec.template.spec"),
             _ => (v.pointer("/spec/template"), "spec.template.spec"),
         };
+        let uses = template.and_then(|t| t.get("spec")).map(|s| secret_uses(s, path)).unwrap_or_default();
         let template: PodTemplate = match template {
             Some(t) => PodTemplate::deserialize(t).map_err(serde::de::Error::custom)?,
             None => PodTemplate::default(),
@@ -133,8 +150,67 @@ impl<'de> Deserialize<'de> for Workload {
             replicas: v.pointer("/spec/replicas").and_then(Value::as_i64),
             pod_spec_path: path,
             status: v.get("status").filter(|s| !s.is_null()).cloned(),
+            secret_uses: uses,
         })
     }
+}
+
+/// The Secrets a pod spec reads (see [`Workload::secret_uses`]).
+fn secret_uses(spec: &Value, path: &str) -> Vec<SecretUse> {
+    let mut out = Vec::new();
+    let str_at = |v: &Value, p: &str| v.pointer(p).and_then(Value::as_str).map(str::to_string);
+    for list in ["initContainers", "containers"] {
+        for (ci, c) in spec.get(list).and_then(Value::as_array).into_iter().flatten().enumerate() {
+            for (ei, e) in c.get("env").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                if let Some(name) = str_at(e, "/valueFrom/secretKeyRef/name") {
+                    out.push(SecretUse {
+                        secret: name,
+                        key: str_at(e, "/valueFrom/secretKeyRef/key"),
+                        how: format!("env {}", str_at(e, "/name").unwrap_or_default()),
+                        field: format!("{path}.{list}[{ci}].env[{ei}].valueFrom.secretKeyRef"),
+                    });
+                }
+            }
+            for (ei, e) in c.get("envFrom").and_then(Value::as_array).into_iter().flatten().enumerate() {
+                if let Some(name) = str_at(e, "/secretRef/name") {
+                    let field = format!("{path}.{list}[{ci}].envFrom[{ei}].secretRef");
+                    out.push(SecretUse { secret: name, key: None, how: "envFrom".into(), field });
+                }
+            }
+        }
+    }
+    for (vi, vol) in spec.get("volumes").and_then(Value::as_array).into_iter().flatten().enumerate() {
+        let vname = str_at(vol, "/name").unwrap_or_default();
+        let mut add = |name: String, items: Option<&Value>, field: String| {
+            let keys: Vec<String> = items
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|i| i.get("key").and_then(Value::as_str).map(str::to_string))
+                .collect();
+            if keys.is_empty() {
+                out.push(SecretUse { secret: name, key: None, how: format!("volume {vname}"), field });
+            } else {
+                for k in keys {
+                    out.push(SecretUse {
+                        secret: name.clone(),
+                        key: Some(k),
+                        how: format!("volume {vname}"),
+                        field: field.clone(),
+                    });
+                }
+            }
+        };
+        if let Some(name) = str_at(vol, "/secret/secretName") {
+            add(name, vol.pointer("/secret/items"), format!("{path}.volumes[{vi}].secret"));
+        }
+        for (si, src) in vol.pointer("/projected/sources").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            if let Some(name) = str_at(src, "/secret/name") {
+                add(name, src.pointer("/secret/items"), format!("{path}.volumes[{vi}].projected.sources[{si}].secret"));
+            }
+        }
+    }
+    out
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

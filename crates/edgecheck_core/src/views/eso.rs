@@ -9,6 +9,8 @@ use serde_json::Value;
 pub struct ExternalSecret {
     /// Spec.
     pub spec: ExternalSecretSpec,
+    /// Status (live objects and dumps).
+    pub status: EsoStatus,
 }
 
 /// ExternalSecret spec.
@@ -57,6 +59,8 @@ pub struct ExternalSecretTarget {
 pub struct SecretStore {
     /// Spec.
     pub spec: SecretStoreSpec,
+    /// Status (live objects and dumps).
+    pub status: EsoStatus,
 }
 
 /// Store spec.
@@ -65,4 +69,36 @@ pub struct SecretStore {
 pub struct SecretStoreSpec {
     /// Provider (kept raw).
     pub provider: Value,
+}
+
+/// Status of an External Secrets object (ExternalSecret, SecretStore, ClusterSecretStore).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct EsoStatus {
+    /// `status.conditions`.
+    pub conditions: Vec<EsoCondition>,
+    /// `status.refreshTime` (ExternalSecret).
+    pub refresh_time: Option<String>,
+}
+
+impl EsoStatus {
+    /// The condition of `type_` (`Ready`), if set.
+    pub fn condition(&self, type_: &str) -> Option<&EsoCondition> {
+        self.conditions.iter().find(|c| c.type_ == type_)
+    }
+}
+
+/// A status condition.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct EsoCondition {
+    /// Type (`Ready`).
+    #[serde(rename = "type")]
+    pub type_: String,
+    /// `True`, `False`, `Unknown`.
+    pub status: String,
+    /// Reason (`SecretSyncedError`, `InvalidProviderConfig`, ...).
+    pub reason: Option<String>,
+    /// Message.
+    pub message: Option<String>,
 }

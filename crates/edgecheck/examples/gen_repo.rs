@@ -19,7 +19,17 @@ fn main() {
     let mut ca_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
     ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
     ca_params.distinguished_name.push(rcgen::DnType::CommonName, "bench CA");
-    let issuer = rcgen::Issuer::new(ca_params, &ca_key);
+    let root = ca_params.self_signed(&ca_key).expect("root");
+    let _ = root;
+    let root_issuer = rcgen::Issuer::new(ca_params, &ca_key);
+    // Leaves are issued by an intermediate, and tls.crt holds leaf + intermediate, as ACME CAs serve.
+    let int_key = rcgen::KeyPair::generate().expect("key");
+    let mut int_params = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+    int_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    int_params.distinguished_name.push(rcgen::DnType::CommonName, "bench intermediate");
+    let intermediate = int_params.signed_by(&int_key, &root_issuer).expect("intermediate");
+    let int_pem = intermediate.pem();
+    let issuer = rcgen::Issuer::new(int_params, &int_key);
     let leaf_key = rcgen::KeyPair::generate().expect("key");
     let key_pem = leaf_key.serialize_pem();
     std::fs::create_dir_all(dir.join("gateway")).expect("mkdir");
@@ -47,7 +57,7 @@ fn main() {
         std::fs::write(d.join("routes.yaml"), routes).expect("write");
         let tls = format!(
             "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: web\n  namespace: {ns}\nspec:\n  secretName: web-tls\n  dnsNames: [{host}]\n  issuerRef: {{name: letsencrypt, kind: ClusterIssuer}}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\n  namespace: {ns}\ntype: kubernetes.io/tls\ndata:\n  tls.crt: {}\n  tls.key: {}\n",
-            b64(&cert.pem()),
+            b64(&format!("{}{int_pem}", cert.pem())),
             b64(&key_pem)
         );
         std::fs::write(d.join("tls.yaml"), tls).expect("write");

@@ -17,17 +17,28 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
             continue;
         };
         let base = if abs.is_dir() { abs.clone() } else { abs.parent().map(Path::to_path_buf).unwrap_or_default() };
-        let git_root = find_git_root(&base);
-        let extra: Vec<String> = options
+        // `repo-urls` in a config file: the config's directory is the checkout those URLs name (it may
+        // sit inside another git repository, as bundled examples do). Otherwise the enclosing checkout.
+        let configured: Option<(PathBuf, Vec<String>)> = options
             .repo_urls
             .iter()
-            .filter(|(p, _)| p.canonicalize().is_ok_and(|p| p == base || p == abs))
-            .map(|(_, u)| u.clone())
-            .collect();
-        let (top, mut remotes) = match &git_root {
-            Some(g) => (g.clone(), remotes_of(g)),
-            None if !extra.is_empty() => (base.clone(), Vec::new()),
-            None => continue,
+            .filter_map(|(p, u)| p.canonicalize().ok().filter(|p| base.starts_with(p)).map(|p| (p, u.clone())))
+            .fold(None, |acc: Option<(PathBuf, Vec<String>)>, (p, u)| match acc {
+                Some((ap, mut us)) if ap == p => {
+                    us.push(u);
+                    Some((ap, us))
+                }
+                Some(a) if a.0.components().count() > p.components().count() => Some(a),
+                _ => Some((p, vec![u])),
+            });
+        let extra: Vec<String> = Vec::new();
+        let (top, mut remotes) = match (configured, find_git_root(&base)) {
+            (Some((root, urls)), _) => (root, urls),
+            (None, Some(g)) => {
+                let r = remotes_of(&g);
+                (g, r)
+            }
+            (None, None) => continue,
         };
         remotes.extend(extra.iter().cloned());
         if let Some(r) = repos.iter_mut().find(|r| r.root == top) {

@@ -94,9 +94,6 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
         let dir = path.parent().map(PathBuf::from).unwrap_or_default();
         for u in urls {
             load_opts.repo_urls.push((dir.clone(), u.clone()));
-            for p in &args.paths {
-                load_opts.repo_urls.push((p.clone(), u.clone()));
-            }
         }
     }
     let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();

@@ -1,5 +1,6 @@
 //! CLI integration tests: one binary, a module per command. Each test builds a temp tree and runs the
 //! real `edgecheck` binary.
 
+mod examples;
 mod lint;
 mod support;

@@ -68,7 +68,7 @@ impl CiliumLbPoolMissing {
         for (id, o, gw) in cx.graph.each::<Gateway>() {
             let Some(class) = cilium_class(cx.graph, id) else { continue };
             let service_type = class_service_type(cx.graph, class);
-            if service_type != "LoadBalancer" {
+            if service_type != "LoadBalancer" || has_address(o) {
                 continue;
             }
             let ns = o.namespace.clone().unwrap_or_default();
@@ -93,6 +93,7 @@ impl CiliumLbPoolMissing {
             for (_, o, svc) in cx.graph.each::<Service>() {
                 if svc.spec.kind() != "LoadBalancer"
                     || svc.spec.load_balancer_class.as_deref().is_some_and(|c| !c.starts_with("io.cilium"))
+                    || has_address(o)
                 {
                     continue;
                 }
@@ -158,4 +159,10 @@ fn class_service_type(graph: &Graph, class: ObjId) -> String {
         .find(|o| o.is(K::CILIUM_GATEWAY_CLASS_CONFIG))
         .and_then(|o| o.value.pointer("/spec/service/type").and_then(Value::as_str).map(str::to_string))
         .unwrap_or_else(|| "LoadBalancer".into())
+}
+
+/// An address in live status proves an IP was allocated (by a pool elsewhere, or another LB): no alarm.
+fn has_address(o: &Object) -> bool {
+    let non_empty = |p: &str| o.value.pointer(p).and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+    non_empty("/status/addresses") || non_empty("/status/loadBalancer/ingress")
 }

@@ -414,6 +414,30 @@ impl Graph {
         self.push_edge(Edge { from, kind, to, field, port: None, section: None, how: "" })
     }
 
+    /// An edge to an object of a kind named at run time (`group`, `kind`), as parameter references do.
+    fn push_dynamic(
+        &mut self,
+        from: ObjId,
+        kind: EdgeKind,
+        group: &str,
+        k: &str,
+        ns: Option<&str>,
+        name: &str,
+        field: &str,
+    ) {
+        let dynamic = Kind { group: group.to_string(), kind: k.to_string() };
+        let to = match self.find_kind(&dynamic, ns, name) {
+            Some(t) => Target::Found(t),
+            None => Target::Missing(ObjectRef {
+                api_version: Some(if group.is_empty() { "v1".into() } else { group.to_string() }),
+                kind: k.to_string(),
+                namespace: ns.map(str::to_string),
+                name: name.to_string(),
+            }),
+        };
+        self.push_edge(Edge { from, kind, to, field: field.into(), port: None, section: None, how: "" });
+    }
+
     fn push_edge(&mut self, e: Edge) -> usize {
         let i = self.edges.len();
         self.out[e.from.0].push(i);
@@ -446,27 +470,9 @@ impl Graph {
             self.each::<views::IngressClass>().into_iter().map(|(id, _, c)| (id, c.spec.parameters.clone())).collect();
         for (id, params) in classes {
             if let Some(p) = params {
-                let kind =
-                    Kind { group: p.api_group.clone().unwrap_or_default(), kind: p.kind.clone().unwrap_or_default() };
+                let (group, kind) = (p.api_group.unwrap_or_default(), p.kind.unwrap_or_default());
                 let ns = p.namespace.as_deref();
-                let to = match self.find_kind(&kind, ns, &p.name) {
-                    Some(t) => Target::Found(t),
-                    None => Target::Missing(ObjectRef {
-                        api_version: Some(if kind.group.is_empty() { "v1".into() } else { kind.group.clone() }),
-                        kind: kind.kind.clone(),
-                        namespace: p.namespace.clone(),
-                        name: p.name.clone(),
-                    }),
-                };
-                self.push_edge(Edge {
-                    from: id,
-                    kind: EdgeKind::ClassParameters,
-                    to,
-                    field: "spec.parameters".into(),
-                    port: None,
-                    section: None,
-                    how: "",
-                });
+                self.push_dynamic(id, EdgeKind::ClassParameters, &group, &kind, ns, &p.name, "spec.parameters");
             }
         }
         let ings: Vec<_> = self
@@ -552,26 +558,9 @@ impl Graph {
             .collect();
         for (id, p) in classes {
             if let Some(p) = p {
-                let kind =
-                    Kind { group: p.group.clone().unwrap_or_default(), kind: p.kind.clone().unwrap_or_default() };
-                let to = match self.find_kind(&kind, p.namespace.as_deref(), &p.name) {
-                    Some(t) => Target::Found(t),
-                    None => Target::Missing(ObjectRef {
-                        api_version: Some(kind.group.clone()),
-                        kind: kind.kind.clone(),
-                        namespace: p.namespace.clone(),
-                        name: p.name.clone(),
-                    }),
-                };
-                self.push_edge(Edge {
-                    from: id,
-                    kind: EdgeKind::ClassParameters,
-                    to,
-                    field: "spec.parametersRef".into(),
-                    port: None,
-                    section: None,
-                    how: "",
-                });
+                let (group, kind) = (p.group.unwrap_or_default(), p.kind.unwrap_or_default());
+                let ns = p.namespace.as_deref();
+                self.push_dynamic(id, EdgeKind::ClassParameters, &group, &kind, ns, &p.name, "spec.parametersRef");
             }
         }
         let sets: Vec<_> = self

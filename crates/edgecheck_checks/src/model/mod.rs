@@ -53,22 +53,9 @@ pub struct Health {
     pub own: bool,
 }
 
-/// A parentRef as it appears in `expected_conditions[].parent`.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
-pub struct ParentKey {
-    /// Group, as written.
-    pub group: Option<String>,
-    /// Kind, as written.
-    pub kind: Option<String>,
-    /// Namespace, as written.
-    pub namespace: Option<String>,
-    /// Name.
-    pub name: String,
-    /// sectionName.
-    pub section_name: Option<String>,
-    /// port.
-    pub port: Option<i64>,
-}
+/// A parentRef as it appears in `expected_conditions[].parent`: the route's own `parentRefs` entry,
+/// as written.
+pub type ParentKey = edgecheck_core::views::ParentRef;
 
 /// One condition a conformant implementation would set.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -169,7 +169,7 @@ pub struct RouteSpec {
 }
 
 /// A parentRef.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ParentRef {
     /// Group (defaults to gateway.networking.k8s.io).

@@ -415,16 +415,8 @@ impl Graph {
     }
 
     /// An edge to an object of a kind named at run time (`group`, `kind`), as parameter references do.
-    fn push_dynamic(
-        &mut self,
-        from: ObjId,
-        kind: EdgeKind,
-        group: &str,
-        k: &str,
-        ns: Option<&str>,
-        name: &str,
-        field: &str,
-    ) {
+    fn push_dynamic(&mut self, from: ObjId, kind: EdgeKind, target: (&str, &str, Option<&str>, &str), field: &str) {
+        let (group, k, ns, name) = target;
         let dynamic = Kind { group: group.to_string(), kind: k.to_string() };
         let to = match self.find_kind(&dynamic, ns, name) {
             Some(t) => Target::Found(t),
@@ -472,7 +464,7 @@ impl Graph {
             if let Some(p) = params {
                 let (group, kind) = (p.api_group.unwrap_or_default(), p.kind.unwrap_or_default());
                 let ns = p.namespace.as_deref();
-                self.push_dynamic(id, EdgeKind::ClassParameters, &group, &kind, ns, &p.name, "spec.parameters");
+                self.push_dynamic(id, EdgeKind::ClassParameters, (&group, &kind, ns, &p.name), "spec.parameters");
             }
         }
         let ings: Vec<_> = self
@@ -560,7 +552,7 @@ impl Graph {
             if let Some(p) = p {
                 let (group, kind) = (p.group.unwrap_or_default(), p.kind.unwrap_or_default());
                 let ns = p.namespace.as_deref();
-                self.push_dynamic(id, EdgeKind::ClassParameters, &group, &kind, ns, &p.name, "spec.parametersRef");
+                self.push_dynamic(id, EdgeKind::ClassParameters, (&group, &kind, ns, &p.name), "spec.parametersRef");
             }
         }
         let sets: Vec<_> = self

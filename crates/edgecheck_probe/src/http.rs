@@ -15,7 +15,12 @@ pub(crate) const BODY_LIMIT: usize = 256 * 1024;
 
 type Req = hyper::Request<Full<Bytes>>;
 
-async fn send<S>(io: S, h2: bool, req: Req, timeout: Duration) -> Result<hyper::Response<Incoming>, (HttpOutcome, String)>
+async fn send<S>(
+    io: S,
+    h2: bool,
+    req: Req,
+    timeout: Duration,
+) -> Result<hyper::Response<Incoming>, (HttpOutcome, String)>
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -30,11 +35,8 @@ where
             tokio::spawn(conn);
             tx.send_request(req).await.map_err(err)
         } else {
-            let (mut tx, conn) = hyper::client::conn::http1::Builder::new()
-                .max_buf_size(64 * 1024)
-                .handshake(io)
-                .await
-                .map_err(err)?;
+            let (mut tx, conn) =
+                hyper::client::conn::http1::Builder::new().max_buf_size(64 * 1024).handshake(io).await.map_err(err)?;
             tokio::spawn(conn);
             tx.send_request(req).await.map_err(err)
         }
@@ -84,7 +86,14 @@ async fn read_body(body: &mut Incoming, timeout: Duration) -> (Vec<u8>, bool, Op
 }
 
 /// A GET of `url` (`path` on the wire) over `io`.
-pub(crate) async fn get<S>(io: S, h2: bool, url: &str, authority: &str, path: &str, timeout: Duration) -> HttpObservation
+pub(crate) async fn get<S>(
+    io: S,
+    h2: bool,
+    url: &str,
+    authority: &str,
+    path: &str,
+    timeout: Duration,
+) -> HttpObservation
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {

@@ -159,7 +159,11 @@ pub fn probe_blocking(targets: &[String], opts: &ProbeOptions) -> Vec<TargetObse
         Ok(rt) => rt.block_on(probe(targets, opts)),
         Err(e) => targets
             .iter()
-            .map(|t| TargetObservation { target: t.clone(), error: Some(format!("no runtime: {e}")), ..Default::default() })
+            .map(|t| TargetObservation {
+                target: t.clone(),
+                error: Some(format!("no runtime: {e}")),
+                ..Default::default()
+            })
             .collect(),
     }
 }
@@ -466,7 +470,8 @@ async fn probe_one(sh: &Shared, raw: &str) -> TargetObservation {
             let addr = addr.address.clone();
             let host = sh.opts.sni.clone().unwrap_or_else(|| t.host.clone());
             let timeout = sh.opts.timeout;
-            obs.legacy = tokio::task::spawn_blocking(move || legacy::probe(&addr, &host, timeout)).await.unwrap_or_default();
+            obs.legacy =
+                tokio::task::spawn_blocking(move || legacy::probe(&addr, &host, timeout)).await.unwrap_or_default();
         }
     }
     obs.total_ms = http::ms(start);
@@ -522,7 +527,12 @@ async fn follow_redirects(sh: &Shared, obs: &mut TargetObservation) {
                 http::get(io, alpn.as_deref() == Some("h2"), &t.http_url(), &t.authority(), &t.path, sh.opts.timeout)
                     .await
             }
-            Err(e) => HttpObservation { url: t.http_url(), outcome: HttpOutcome::Error, detail: Some(e), ..Default::default() },
+            Err(e) => HttpObservation {
+                url: t.http_url(),
+                outcome: HttpOutcome::Error,
+                detail: Some(e),
+                ..Default::default()
+            },
         };
         obs.http.push(h);
         if repeat {
@@ -557,7 +567,10 @@ mod tests {
         let t = parse_target("shop.example.com").unwrap();
         assert_eq!(t.url(), "https://shop.example.com:443/");
         let t = parse_target("grpcs://API.example.com:8443/x?y").unwrap();
-        assert_eq!((t.scheme.as_str(), t.host.as_str(), t.port, t.path.as_str()), ("grpcs", "api.example.com", 8443, "/x?y"));
+        assert_eq!(
+            (t.scheme.as_str(), t.host.as_str(), t.port, t.path.as_str()),
+            ("grpcs", "api.example.com", 8443, "/x?y")
+        );
         let t = parse_target("[::1]:80").unwrap();
         assert_eq!(t.url(), "http://[::1]:80/");
         assert!(parse_target("ftp://x").is_err());

@@ -67,7 +67,10 @@ pub(crate) fn identify(h: &HttpObservation) -> Option<(&'static str, Severity)> 
     if matches!(status, 302 | 303 | 307) {
         let loc = h.header("location").unwrap_or_default().to_ascii_lowercase();
         if ["/login", "/signin", "/sign_in", "/oauth2/", "/auth", "/sso", "/dex/"].iter().any(|p| loc.contains(p)) {
-            return Some(("an authentication portal redirects to its login page; the app was not reached", Severity::Warning));
+            return Some((
+                "an authentication portal redirects to its login page; the app was not reached",
+                Severity::Warning,
+            ));
         }
     }
     None
@@ -80,17 +83,14 @@ impl EndpointProxyReply {
                 continue;
             };
             let Some((what, sev)) = identify(h) else { continue };
-            let mut b = report(out, o)
-                .message(format!("the reply is {what}"))
-                .severity(sev)
-                .evidence(format!(
-                    "GET {} over {}: {} with {} bytes: {:?}",
-                    h.url,
-                    h.protocol,
-                    h.status.unwrap_or(0),
-                    h.body_len,
-                    h.body_prefix.chars().take(120).collect::<String>()
-                ));
+            let mut b = report(out, o).message(format!("the reply is {what}")).severity(sev).evidence(format!(
+                "GET {} over {}: {} with {} bytes: {:?}",
+                h.url,
+                h.protocol,
+                h.status.unwrap_or(0),
+                h.body_len,
+                h.body_prefix.chars().take(120).collect::<String>()
+            ));
             for k in ["server", "location", "via"] {
                 if let Some(v) = h.header(k) {
                     b = b.evidence(format!("{k}: {v}"));

@@ -51,7 +51,10 @@ impl EndpointRedirectUnsafe {
                 let from_http = h.url.starts_with("http://");
                 let to_https = next.starts_with("https://");
                 if from_http && to_https && !matches!(status, 301 | 308) {
-                    problems.push((format!("the HTTP→HTTPS redirect is temporary ({status}); use 301 or 308"), Severity::Warning));
+                    problems.push((
+                        format!("the HTTP→HTTPS redirect is temporary ({status}); use 301 or 308"),
+                        Severity::Warning,
+                    ));
                 }
                 if h.url.starts_with("https://") && next.starts_with("http://") {
                     problems.push((format!("an HTTPS page redirects to plain http ({loc})"), Severity::Warning));
@@ -59,7 +62,9 @@ impl EndpointRedirectUnsafe {
                 if !host_of(&h.url).eq_ignore_ascii_case(host_of(&next)) {
                     problems.push((format!("the redirect changes the host to {}", host_of(&next)), Severity::Warning));
                 }
-                if o.http[..=i].iter().any(|p| p.url == next) || (i + 1 < o.http.len() && o.http[..=i].iter().any(|p| p.url == o.http[i + 1].url)) {
+                if o.http[..=i].iter().any(|p| p.url == next)
+                    || (i + 1 < o.http.len() && o.http[..=i].iter().any(|p| p.url == o.http[i + 1].url))
+                {
                     problems.insert(0, (format!("redirect loop: {next} was already requested"), Severity::Error));
                     break;
                 }

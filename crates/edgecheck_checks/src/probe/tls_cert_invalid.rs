@@ -40,7 +40,10 @@ fn describe(p: &VerifyProblem) -> String {
             format!("{subject} is not valid before {}", date(*not_before))
         }
         VerifyProblem::NameMismatch { host, sans } => {
-            format!("the certificate does not cover {host}; it names {}", if sans.is_empty() { "nothing".into() } else { sans.join(", ") })
+            format!(
+                "the certificate does not cover {host}; it names {}",
+                if sans.is_empty() { "nothing".into() } else { sans.join(", ") }
+            )
         }
         VerifyProblem::CnOnly { common_name } => {
             format!("the certificate names {common_name} only in its CN, which clients ignore (no SAN)")

@@ -1,4 +1,5 @@
 //! Real servers on 127.0.0.1 with a PKI generated at test time.
+#![allow(clippy::unwrap_used)]
 
 use std::net::IpAddr;
 use std::sync::Arc;

@@ -1,114 +1,18 @@
-//! Real servers on 127.0.0.1 with a PKI generated at test time.
+//! The probe against real servers on 127.0.0.1 with a PKI generated at test time.
 #![allow(clippy::unwrap_used)]
 
-use std::net::IpAddr;
+mod common;
+
 use std::sync::Arc;
 use std::time::Duration;
 
+use common::*;
 use edgecheck_core::observation::{ConnectOutcome, HandshakeOutcome, VerifyProblem};
-use edgecheck_probe::{probe_blocking, ProbeOptions};
-use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, KeyPair};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-
-struct Pki {
-    ca_pem: String,
-    leaf_der: Vec<u8>,
-    leaf_key: Vec<u8>,
-}
-
-fn pki(sans: &[&str], days_from: i64, days_to: i64) -> Pki {
-    let ca_key = KeyPair::generate().unwrap();
-    let mut ca = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.distinguished_name.push(DnType::CommonName, "Test Root");
-    ca.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    let ca_cert = ca.self_signed(&ca_key).unwrap();
-    let key = KeyPair::generate().unwrap();
-    let mut p = CertificateParams::new(sans.iter().map(|s| s.to_string()).collect::<Vec<_>>()).unwrap();
-    let now = time_now();
-    p.not_before = rcgen::date_time_ymd(1970, 1, 1) + time::Duration::seconds(now + days_from * 86400);
-    p.not_after = rcgen::date_time_ymd(1970, 1, 1) + time::Duration::seconds(now + days_to * 86400);
-    let issuer = rcgen::Issuer::new(ca, ca_key);
-    let leaf = p.signed_by(&key, &issuer).unwrap();
-    Pki { ca_pem: ca_cert.pem(), leaf_der: leaf.der().to_vec(), leaf_key: key.serialize_der() }
-}
-
-fn time_now() -> i64 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
-}
-
-/// A rustls HTTPS server answering every request with 200 "ok", offering `alpn`.
-fn tls_server(p: &Pki, alpn: &[&[u8]]) -> u16 {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut cfg = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![p.leaf_der.clone().into()],
-            rustls::pki_types::PrivateKeyDer::Pkcs8(p.leaf_key.clone().into()),
-        )
-        .unwrap();
-    cfg.alpn_protocols = alpn.iter().map(|a| a.to_vec()).collect();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(cfg));
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    l.set_nonblocking(true).unwrap();
-    std::thread::spawn(move || {
-        let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().unwrap();
-        rt.block_on(async move {
-            let l = tokio::net::TcpListener::from_std(l).unwrap();
-            loop {
-                let (s, _) = l.accept().await.unwrap();
-                let a = acceptor.clone();
-                tokio::spawn(async move {
-                    if let Ok(mut t) = a.accept(s).await {
-                        let mut buf = [0u8; 4096];
-                        let _ = t.read(&mut buf).await;
-                        let _ =
-                            t.write_all(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\nconnection: close\r\n\r\nok").await;
-                        let _ = t.shutdown().await;
-                    }
-                });
-            }
-        });
-    });
-    port
-}
-
-/// A raw TCP server that does `f` with every connection.
-fn raw_server(reply: &'static [u8], stall: bool) -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let port = l.local_addr().unwrap().port();
-    std::thread::spawn(move || {
-        for s in l.incoming().flatten() {
-            std::thread::spawn(move || {
-                let mut s = s;
-                use std::io::Write;
-                let _ = s.write_all(reply);
-                if stall {
-                    std::thread::sleep(Duration::from_secs(5));
-                }
-            });
-        }
-    });
-    port
-}
-
-fn opts(port: u16, ca: Option<&str>) -> ProbeOptions {
-    let mut o = ProbeOptions {
-        resolve: vec![("shop.test".into(), port, "127.0.0.1".parse::<IpAddr>().unwrap())],
-        timeout: Duration::from_millis(800),
-        ..Default::default()
-    };
-    if let Some(pem) = ca {
-        let f = std::env::temp_dir().join(format!("edgecheck-ca-{port}.pem"));
-        std::fs::write(&f, pem).unwrap();
-        o.cacert = Some(f);
-    }
-    o
-}
+use edgecheck_probe::probe_blocking;
 
 #[test]
 fn good_chain_h2_offered_not_selected() {
-    let p = pki(&["shop.test"], -1, 90);
+    let p = pki(Leaf::default());
     let port = tls_server(&p, &[b"http/1.1"]);
     let o = &probe_blocking(&[format!("https://shop.test:{port}/")], &opts(port, Some(&p.ca_pem)))[0];
     let t = o.tls.as_ref().unwrap();
@@ -122,7 +26,7 @@ fn good_chain_h2_offered_not_selected() {
 
 #[test]
 fn expired_wrong_host_self_signed() {
-    let p = pki(&["shop.test"], -90, -2);
+    let p = pki(Leaf { from_days: -90, to_days: -2, ..Leaf::default() });
     let port = tls_server(&p, &[]);
     let o = &probe_blocking(&[format!("https://shop.test:{port}/")], &opts(port, Some(&p.ca_pem)))[0];
     let t = o.tls.as_ref().unwrap();
@@ -130,7 +34,7 @@ fn expired_wrong_host_self_signed() {
     assert!(matches!(t.problems[0], VerifyProblem::Expired { .. }), "{:?}", t.problems);
     assert_eq!(o.http[0].status, Some(200), "the probe goes on past a bad certificate");
 
-    let p = pki(&["other.test"], -1, 90);
+    let p = pki(Leaf { sans: &["other.test"], ..Leaf::default() });
     let port = tls_server(&p, &[]);
     let o = &probe_blocking(&[format!("https://shop.test:{port}/")], &opts(port, Some(&p.ca_pem)))[0];
     let t = o.tls.as_ref().unwrap();
@@ -139,11 +43,11 @@ fn expired_wrong_host_self_signed() {
         VerifyProblem::NameMismatch { host: "shop.test".into(), sans: vec!["other.test".into()] }
     );
 
-    // Not trusted: no --cacert, the test root is unknown, the leaf's issuer is not served.
+    // Not trusted: no --cacert, the test root is unknown to the system store.
     let o = &probe_blocking(&[format!("https://shop.test:{port}/")], &opts(port, None))[0];
     let t = o.tls.as_ref().unwrap();
     assert!(
-        matches!(&t.problems[0], VerifyProblem::IncompleteChain { missing_issuer, .. } if missing_issuer.contains("Test Root")),
+        matches!(&t.problems[0], VerifyProblem::UnknownIssuer { issuer } if issuer.contains("Test Root")),
         "{:?}",
         t.problems
     );
@@ -169,4 +73,173 @@ fn hostile_servers_end_within_the_timeout() {
     assert_eq!(obs[0].tls.as_ref().unwrap().outcome, HandshakeOutcome::NotTls, "{:?}", obs[0].tls);
     assert_eq!(obs[1].tls.as_ref().unwrap().outcome, HandshakeOutcome::Timeout);
     assert_eq!(obs[2].connects[0].outcome, ConnectOutcome::Refused);
+}
+
+fn one(url: &str, port: u16, ca: Option<&str>) -> edgecheck_core::observation::TargetObservation {
+    probe_blocking(&[url.to_string()], &opts(port, ca)).remove(0)
+}
+
+#[test]
+fn leaf_without_intermediate_names_the_missing_issuer() {
+    let p = pki(Leaf { send_intermediate: false, ..Leaf::default() });
+    let port = https(&p, &[b"h2", b"http/1.1"], ok());
+    let o = one(&format!("https://shop.test:{port}/"), port, Some(&p.ca_pem));
+    let t = o.tls.as_ref().unwrap();
+    assert_eq!(t.chain.len(), 1);
+    assert!(
+        matches!(&t.problems[0], VerifyProblem::IncompleteChain { missing_issuer, .. } if missing_issuer.contains(&p.intermediate_cn)),
+        "{:?}",
+        t.problems
+    );
+    let v = verdict(&[o]);
+    assert_eq!((v[0].0.as_str(), v[0].1.as_str()), ("TLS101", "tls"));
+    assert!(v[0].2.contains("incomplete chain") && v[0].2.contains("Test Intermediate"), "{}", v[0].2);
+}
+
+#[test]
+fn not_yet_valid_self_signed_cn_only() {
+    let p = pki(Leaf { from_days: 3, to_days: 90, ..Leaf::default() });
+    let port = https(&p, &[], ok());
+    let o = one(&format!("https://shop.test:{port}/"), port, Some(&p.ca_pem));
+    assert!(matches!(o.tls.as_ref().unwrap().problems[0], VerifyProblem::NotYetValid { .. }));
+    let v = verdict(&[o]);
+    assert!(v[0].0 == "TLS101" && v[0].2.contains("not valid before"), "{v:?}");
+
+    let p = pki(Leaf { self_signed: true, ..Leaf::default() });
+    let port = https(&p, &[], ok());
+    let o = one(&format!("https://shop.test:{port}/"), port, Some(&p.ca_pem));
+    assert!(matches!(o.tls.as_ref().unwrap().problems[0], VerifyProblem::SelfSigned { .. }), "{:?}", o.tls);
+
+    let p = pki(Leaf { sans: &[], cn: Some("shop.test"), ..Leaf::default() });
+    let port = https(&p, &[], ok());
+    let o = one(&format!("https://shop.test:{port}/"), port, Some(&p.ca_pem));
+    assert_eq!(
+        o.tls.as_ref().unwrap().problems[0],
+        VerifyProblem::CnOnly { common_name: "shop.test".into() },
+        "{:?}",
+        o.tls
+    );
+}
+
+#[test]
+fn wildcard_covers_one_level_not_two() {
+    let p = pki(Leaf { sans: &["*.shop.test"], ..Leaf::default() });
+    let port = https(&p, &[b"h2"], ok());
+    let mut o = opts(port, Some(&p.ca_pem));
+    o.resolve = vec![
+        ("a.shop.test".into(), port, "127.0.0.1".parse().unwrap()),
+        ("a.b.shop.test".into(), port, "127.0.0.1".parse().unwrap()),
+    ];
+    let obs = probe_blocking(&[format!("https://a.shop.test:{port}/"), format!("https://a.b.shop.test:{port}/")], &o);
+    assert!(obs[0].tls.as_ref().unwrap().verified, "{:?}", obs[0].tls);
+    assert_eq!(
+        obs[1].tls.as_ref().unwrap().problems[0],
+        VerifyProblem::NameMismatch { host: "a.b.shop.test".into(), sans: vec!["*.shop.test".into()] }
+    );
+    assert_eq!(codes(&obs), vec!["TLS101"]);
+}
+
+#[test]
+fn h2_offered_and_selected_vs_not() {
+    let p = pki(Leaf::default());
+    let h2 = https(&p, &[b"h2", b"http/1.1"], ok());
+    let h1 = https(&p, &[b"http/1.1"], ok());
+    let o2 = one(&format!("https://shop.test:{h2}/"), h2, Some(&p.ca_pem));
+    let o1 = one(&format!("https://shop.test:{h1}/"), h1, Some(&p.ca_pem));
+    assert_eq!(o2.tls.as_ref().unwrap().alpn.as_deref(), Some("h2"));
+    assert_eq!((o2.http[0].protocol.as_str(), o2.http[0].status), ("HTTP/2", Some(200)));
+    assert_eq!(o2.http[0].body_sha256, "2689367b205c16ce32ed4200942b8b8b1e262dfc70d9bc9fbc77c49699a4f1df");
+    assert_eq!((o1.http[0].protocol.as_str(), o1.http[0].status), ("HTTP/1.1", Some(200)));
+    // A plain web target on HTTP/1.1 is no fault.
+    assert!(codes(&[o1, o2]).is_empty());
+}
+
+#[test]
+fn redirects_good_bad_and_loops() {
+    let p = pki(Leaf::default());
+    let tls = https(&p, &[b"h2", b"http/1.1"], ok());
+    let good =
+        http(false, Arc::new(move |_, _, _| (308, vec![("location", format!("https://shop.test:{tls}/"))], vec![])));
+    let temp =
+        http(false, Arc::new(move |_, _, _| (302, vec![("location", format!("https://shop.test:{tls}/"))], vec![])));
+    let looping = http(false, Arc::new(|_, p, _| (301, vec![("location", p.to_string())], vec![])));
+    let mut o = opts(tls, Some(&p.ca_pem));
+    for port in [good, temp, looping] {
+        o.resolve.push(("shop.test".into(), port, "127.0.0.1".parse().unwrap()));
+    }
+    let obs = probe_blocking(
+        &[
+            format!("http://shop.test:{good}/"),
+            format!("http://shop.test:{temp}/"),
+            format!("http://shop.test:{looping}/x"),
+        ],
+        &o,
+    );
+    assert_eq!(obs[0].http.len(), 2);
+    assert_eq!(obs[0].http[1].status, Some(200));
+    assert!(verdict(&obs[..1]).is_empty(), "{:?}", verdict(&obs[..1]));
+    let v = verdict(&obs[1..2]);
+    assert!(v[0].0 == "APP002" && v[0].2.contains("temporary (302)"), "{v:?}");
+    let v = verdict(&obs[2..]);
+    assert!(v[0].0 == "APP002" && v[0].2.contains("redirect loop"), "{v:?}");
+    assert!(obs[2].http.len() <= 3);
+}
+
+#[test]
+fn grpc_direct_over_h2() {
+    let p = pki(Leaf::default());
+    let port = https(&p, &[b"h2", b"http/1.1"], grpc_health(12));
+    let o = one(&format!("grpcs://shop.test:{port}/"), port, Some(&p.ca_pem));
+    let g = o.grpc.as_ref().unwrap();
+    assert_eq!(g.native.grpc_status, Some(12), "{g:?}");
+    assert!(g.native.works());
+    assert!(codes(&[o]).is_empty());
+}
+
+#[test]
+fn endless_body_and_giant_headers_are_bounded() {
+    let endless = raw_server_fn(|mut s| {
+        use std::io::{Read, Write};
+        let _ = s.read(&mut [0u8; 4096]);
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\n");
+        let chunk = [b'x'; 16384];
+        while s.write_all(&chunk).is_ok() {}
+    });
+    let giant = raw_server_fn(|mut s| {
+        use std::io::{Read, Write};
+        let _ = s.read(&mut [0u8; 4096]);
+        let _ = s.write_all(b"HTTP/1.1 200 OK\r\n");
+        for i in 0..100_000 {
+            if s.write_all(format!("x-junk-{i}: {}\r\n", "y".repeat(100)).as_bytes()).is_err() {
+                break;
+            }
+        }
+    });
+    let mut o = opts(endless, None);
+    o.resolve.clear();
+    let start = std::time::Instant::now();
+    let obs = probe_blocking(&[format!("http://127.0.0.1:{endless}/"), format!("http://127.0.0.1:{giant}/")], &o);
+    assert!(start.elapsed() < Duration::from_secs(5), "{:?}", start.elapsed());
+    assert!(obs[0].http[0].body_truncated, "{:?}", obs[0].http[0]);
+    assert_eq!(obs[0].http[0].body_len, 256 * 1024);
+    assert_ne!(obs[1].http[0].outcome, edgecheck_core::observation::HttpOutcome::Response, "{:?}", obs[1].http);
+    assert_eq!(codes(&obs[1..]), vec!["APP004"]);
+}
+
+#[test]
+fn reset_mid_handshake() {
+    let port = raw_server_fn(|mut s| {
+        use std::io::{Read, Write};
+        let mut b = [0u8; 10];
+        let _ = s.read(&mut b);
+        // Half a ServerHello record, then the connection closes.
+        let _ = s.write_all(&[0x16, 0x03, 0x03, 0x00, 0x50, 0x02, 0x00]);
+        drop(s);
+    });
+    let mut o = opts(port, None);
+    o.resolve.clear();
+    let obs = probe_blocking(&[format!("https://127.0.0.1:{port}/")], &o);
+    assert_eq!(obs[0].tls.as_ref().unwrap().outcome, HandshakeOutcome::Reset, "{:?}", obs[0].tls);
+    let v = verdict(&obs);
+    assert_eq!((v[0].0.as_str(), v[0].1.as_str()), ("TLS100", "tls"));
 }

@@ -306,3 +306,89 @@ pub fn raw_server_fn(f: fn(std::net::TcpStream)) -> u16 {
     });
     port
 }
+
+/// PEM text of DER blocks.
+pub fn pem(label: &str, ders: &[Vec<u8>]) -> String {
+    use base64::Engine as _;
+    let mut s = String::new();
+    for d in ders {
+        let b = base64::engine::general_purpose::STANDARD.encode(d);
+        s.push_str(&format!("-----BEGIN {label}-----\n"));
+        for line in b.as_bytes().chunks(64) {
+            s.push_str(std::str::from_utf8(line).unwrap());
+            s.push('\n');
+        }
+        s.push_str(&format!("-----END {label}-----\n"));
+    }
+    s
+}
+
+/// A temporary directory removed on drop.
+pub struct TempDir(pub std::path::PathBuf);
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        let p = std::env::temp_dir().join(format!("edgecheck-{tag}-{}-{}", std::process::id(), free_port()));
+        std::fs::create_dir_all(&p).unwrap();
+        TempDir(p)
+    }
+}
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Starts nginx with `server_blocks` inside `http {}`; `{dir}` in the text becomes the temp dir.
+pub fn nginx(dir: &TempDir, server_blocks: &str, ports: &[u16]) -> Child {
+    let bin = need("nginx");
+    let d = dir.0.display().to_string();
+    let conf = format!(
+        "master_process off;\nworker_processes 1;\npid {d}/nginx.pid;\nerror_log {d}/error.log;\nevents {{ worker_connections 256; }}\n\
+         http {{\n access_log off;\n client_body_temp_path {d}/body;\n proxy_temp_path {d}/proxy;\n\
+         fastcgi_temp_path {d}/fcgi;\n uwsgi_temp_path {d}/uwsgi;\n scgi_temp_path {d}/scgi;\n{}\n}}\n",
+        server_blocks.replace("{dir}", &d)
+    );
+    std::fs::write(dir.0.join("nginx.conf"), conf).unwrap();
+    let child = std::process::Command::new(bin)
+        .args(["-p", &d, "-c", &format!("{d}/nginx.conf"), "-g", "daemon off;"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let c = Child(child);
+    for p in ports {
+        wait_port(*p);
+    }
+    c
+}
+
+/// Starts haproxy with `body` after a minimal global/defaults section.
+pub fn haproxy(dir: &TempDir, body: &str, ports: &[u16]) -> Child {
+    let bin = need("haproxy");
+    let conf = format!(
+        "global\n  maxconn 256\ndefaults\n  timeout connect 2s\n  timeout client 5s\n  timeout server 5s\n{body}\n"
+    );
+    let path = dir.0.join("haproxy.cfg");
+    std::fs::write(&path, conf).unwrap();
+    let child = std::process::Command::new(bin)
+        .args(["-db", "-f"])
+        .arg(&path)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let c = Child(child);
+    for p in ports {
+        wait_port(*p);
+    }
+    c
+}
+
+/// Writes the leaf chain and key of `p` as PEM files in `dir`: (cert path, key path).
+pub fn write_pem(dir: &TempDir, p: &Pki) -> (String, String) {
+    let crt = dir.0.join("tls.crt");
+    let key = dir.0.join("tls.key");
+    std::fs::write(&crt, pem("CERTIFICATE", &p.chain)).unwrap();
+    std::fs::write(&key, pem("PRIVATE KEY", std::slice::from_ref(&p.leaf_key))).unwrap();
+    (crt.display().to_string(), key.display().to_string())
+}

@@ -68,7 +68,7 @@ pub(crate) fn identify(h: &HttpObservation) -> Option<(&'static str, Severity)> 
         let loc = h.header("location").unwrap_or_default().to_ascii_lowercase();
         if ["/login", "/signin", "/sign_in", "/oauth2/", "/auth", "/sso", "/dex/"].iter().any(|p| loc.contains(p)) {
             return Some((
-                "an authentication portal redirects to its login page; the app was not reached",
+                "an authentication portal's redirect to its login page; the app was not reached",
                 Severity::Warning,
             ));
         }

@@ -2,7 +2,7 @@
 //! fails for a target, with what was observed as evidence. A later layer is judged only when the
 //! earlier ones worked, so one broken endpoint gives one root cause, not a cascade.
 
-// --- probe (DNS100–, LSN100–, TLS100–, APP001–) by h-probe
+// --- probe (DNS100–DNS149, LSN100–LSN149, TLS100–TLS149, APP001–APP099) by h-probe
 mod dns_name_unresolved;
 mod dns_resolvers_disagree;
 mod endpoint_connect_failed;
@@ -69,21 +69,5 @@ pub(super) fn date(t: i64) -> String {
     edgecheck_core::cert::format_time(t)
 }
 
-#[cfg(test)]
-mod tests {
-    use std::collections::BTreeMap;
-
-    #[test]
-    fn fixtures() {
-        let cases = crate::test_support::run_layer_fixtures("probe");
-        let mut missing = Vec::new();
-        for c in super::CHECKS {
-            let got = cases.get(c.meta().code).cloned().unwrap_or_default();
-            if !got.iter().any(|(_, f)| *f) || !got.iter().any(|(_, f)| !*f) {
-                missing.push(c.meta().code);
-            }
-        }
-        let _: &BTreeMap<_, _> = &cases;
-        assert!(missing.is_empty(), "need a firing and a near-miss fixture: {missing:?}");
-    }
-}
+// Fixtures: `resources/fixtures/<layer>/<CODE>_<case>.yaml` with an `<...>.observations.json`
+// sidecar, run by each layer's fixture test (dns, listener, tls, app).

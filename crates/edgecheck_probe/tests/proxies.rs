@@ -96,3 +96,48 @@ fn grpc_through_nginx_l7_without_h2_and_haproxy_passthrough() {
     assert_eq!(obs[3].grpc.as_ref().unwrap().native.grpc_status, Some(0));
     assert!(verdict(&obs[3..]).is_empty(), "{:?}", verdict(&obs[3..]));
 }
+
+fn sh(dir: &TempDir, script: &str) {
+    let st = std::process::Command::new("sh").arg("-c").arg(script).current_dir(&dir.0).output().unwrap();
+    assert!(st.status.success(), "{script}: {}", String::from_utf8_lossy(&st.stderr));
+}
+
+#[test]
+fn rsa_1024_leaf_is_still_observed() {
+    let openssl = need("openssl");
+    let dir = TempDir::new("rsa1024");
+    let o = openssl.display();
+    sh(
+        &dir,
+        &format!(
+            "{o} req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -subj /CN=Weak-Root -days 10 && \
+             {o} req -newkey rsa:1024 -nodes -keyout leaf.key -out leaf.csr -subj /CN=shop.test && \
+             printf 'subjectAltName=DNS:shop.test\\n' > ext && \
+             {o} x509 -req -in leaf.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out leaf.pem -days 10 -extfile ext"
+        ),
+    );
+    let port = free_port();
+    let child = std::process::Command::new(&openssl)
+        .args(["s_server", "-quiet", "-www", "-accept", &port.to_string(), "-cert", "leaf.pem", "-key", "leaf.key"])
+        .args(["-cipher", "DEFAULT@SECLEVEL=0"])
+        .current_dir(&dir.0)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _c = Child(child);
+    wait_port(port);
+    let ca = std::fs::read_to_string(dir.0.join("ca.pem")).unwrap();
+    let obs = edgecheck_probe::probe_blocking(&[format!("https://shop.test:{port}/")], &opts(port, Some(&ca)));
+    let t = obs[0].tls.as_ref().unwrap();
+    assert_eq!(t.outcome, edgecheck_core::observation::HandshakeOutcome::Completed, "{t:?}");
+    assert_eq!((t.chain[0].key_algorithm.as_str(), t.chain[0].key_bits), ("RSA", 1024));
+    assert!(
+        t.problems.iter().any(|p| matches!(p, edgecheck_core::observation::VerifyProblem::WeakKey { detail, .. } if detail.contains("1024"))),
+        "{:?}",
+        t.problems
+    );
+    let v = verdict(&obs);
+    assert!(v[0].0 == "TLS101" && v[0].1 == "tls" && v[0].2.contains("1024 bits"), "{v:?}");
+}

@@ -243,3 +243,72 @@ fn reset_mid_handshake() {
     let v = verdict(&obs);
     assert_eq!((v[0].0.as_str(), v[0].1.as_str()), ("TLS100", "tls"));
 }
+
+/// A Traefik-like proxy that speaks h2c to its backend and answers 500 `Internal Server Error`
+/// (21 bytes) when the backend only speaks HTTP/1.1.
+fn h2c_proxy(backend: u16) -> u16 {
+    use http_body_util::{Empty, Full};
+    spawn_listener("127.0.0.1:0", move |s| async move {
+        let svc = hyper::service::service_fn(move |_req: hyper::Request<hyper::body::Incoming>| async move {
+            let r = async {
+                let tcp = tokio::net::TcpStream::connect(("127.0.0.1", backend)).await?;
+                let (mut tx, conn) = hyper::client::conn::http2::handshake(
+                    hyper_util::rt::TokioExecutor::new(),
+                    hyper_util::rt::TokioIo::new(tcp),
+                )
+                .await?;
+                tokio::spawn(conn);
+                let req =
+                    hyper::Request::get(format!("http://127.0.0.1:{backend}/")).body(Empty::<bytes::Bytes>::new())?;
+                let resp = tx.send_request(req).await?;
+                Ok::<_, Box<dyn std::error::Error + Send + Sync>>(resp.status())
+            }
+            .await;
+            let (status, body): (u16, &'static [u8]) = match r {
+                Ok(_) => (200, b"ok"),
+                Err(_) => (500, b"Internal Server Error"),
+            };
+            Ok::<_, std::convert::Infallible>(
+                hyper::Response::builder()
+                    .status(status)
+                    .header("content-type", "text/plain; charset=utf-8")
+                    .body(Full::new(bytes::Bytes::from_static(body)))
+                    .unwrap(),
+            )
+        });
+        let _ = hyper::server::conn::http1::Builder::new().serve_connection(hyper_util::rt::TokioIo::new(s), svc).await;
+    })
+}
+
+#[test]
+fn h2c_proxy_in_front_of_http1_backend_gives_the_21_byte_500() {
+    let backend = http(false, ok());
+    let proxy = h2c_proxy(backend);
+    let mut o = opts(proxy, None);
+    o.resolve.clear();
+    let obs = probe_blocking(&[format!("http://127.0.0.1:{proxy}/"), format!("http://127.0.0.1:{backend}/")], &o);
+    let h = &obs[0].http[0];
+    assert_eq!((h.status, h.body_len), (Some(500), 21));
+    let v = verdict(&obs[..1]);
+    assert!(v[0].0 == "APP001" && v[0].1 == "app" && v[0].2.contains("Traefik's 500"), "{v:?}");
+    // The backend itself answers HTTP/1.1 but not h2c prior knowledge.
+    assert_eq!(obs[1].http[0].status, Some(200));
+    assert_ne!(obs[1].h2c.as_ref().unwrap().status, Some(200), "{:?}", obs[1].h2c);
+    assert!(verdict(&obs[1..]).is_empty());
+}
+
+#[test]
+fn unreachable_dns_server_is_a_dns_finding() {
+    let port = free_port();
+    let mut o = opts(port, None);
+    o.resolve.clear();
+    o.timeout = Duration::from_millis(400);
+    o.dns_server = Some(format!("127.0.0.1:{}", free_port()));
+    let obs = probe_blocking(&["https://nowhere.invalid/".to_string()], &o);
+    assert_eq!(obs[0].dns.len(), 2);
+    assert_eq!(obs[0].dns[1].resolver, o.dns_server.clone().unwrap());
+    assert!(!obs[0].resolved(), "{:?}", obs[0].dns);
+    assert!(obs[0].connects.is_empty());
+    let v = verdict(&obs);
+    assert_eq!((v[0].0.as_str(), v[0].1.as_str()), ("DNS100", "dns"), "{v:?}");
+}

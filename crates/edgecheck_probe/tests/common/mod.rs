@@ -179,7 +179,7 @@ where
     }
 }
 
-fn spawn_listener<F, Fut>(addr: &str, f: F) -> u16
+pub fn spawn_listener<F, Fut>(addr: &str, f: F) -> u16
 where
     F: Fn(tokio::net::TcpStream) -> Fut + Send + 'static,
     Fut: std::future::Future<Output = ()> + Send + 'static,

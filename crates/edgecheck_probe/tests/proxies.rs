@@ -141,3 +141,32 @@ fn rsa_1024_leaf_is_still_observed() {
     let v = verdict(&obs);
     assert!(v[0].0 == "TLS101" && v[0].1 == "tls" && v[0].2.contains("1024 bits"), "{v:?}");
 }
+
+#[cfg(feature = "legacy")]
+#[test]
+fn legacy_tls_1_1_acceptance() {
+    let openssl = need("openssl");
+    let p = pki(Leaf::default());
+    let dir = TempDir::new("legacy");
+    let (crt, key) = write_pem(&dir, &p);
+    let port = free_port();
+    let child = std::process::Command::new(&openssl)
+        .args(["s_server", "-quiet", "-www", "-accept", &port.to_string(), "-cert", &crt, "-key", &key])
+        .args(["-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let _c = Child(child);
+    wait_port(port);
+    let mut o = opts(port, Some(&p.ca_pem));
+    o.legacy = true;
+    let obs = edgecheck_probe::probe_blocking(&[format!("https://shop.test:{port}/")], &o);
+    // rustls cannot speak TLS 1.1: the modern handshake fails, the legacy one is accepted.
+    assert_ne!(obs[0].tls.as_ref().unwrap().outcome, edgecheck_core::observation::HandshakeOutcome::Completed);
+    let l: Vec<_> = obs[0].legacy.iter().map(|l| (l.version.as_str(), l.accepted)).collect();
+    assert_eq!(l, vec![("TLSv1", Some(false)), ("TLSv1.1", Some(true))], "{:?}", obs[0].legacy);
+    let c = codes(&obs);
+    assert!(c.contains(&"TLS100".to_string()) && c.contains(&"TLS103".to_string()), "{c:?}");
+}

@@ -13,6 +13,7 @@ mod endpoint_redirect_unsafe;
 mod tls_cert_expiring;
 mod tls_cert_invalid;
 mod tls_handshake_failed;
+mod tls_legacy_accepted;
 
 use edgecheck_core::observation::{DnsObservation, HandshakeOutcome, TargetObservation};
 use edgecheck_core::{FindingBuilder, Findings, ObjectRef};
@@ -31,6 +32,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &tls_handshake_failed::TlsHandshakeFailed,
     &tls_cert_invalid::TlsCertInvalid,
     &tls_cert_expiring::TlsCertExpiring,
+    &tls_legacy_accepted::TlsLegacyAccepted,
 ];
 
 /// Starts a finding about an endpoint.

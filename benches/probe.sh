@@ -20,7 +20,7 @@ for _ in $(seq 1 600); do grep -q '^READY' "$out" && break; sleep 0.1; done
 grep -v '^READY' "$out"
 read -r _ port dir < <(grep '^READY' "$out")
 
-K=5
+K=3
 if command -v sslyze >/dev/null; then
   start=$(date +%s.%N)
   for i in $(seq 1 $K); do

@@ -14,6 +14,8 @@ declare_check! {
     /// (external-dns did not create it, wrong zone); SERVFAIL or a timeout points at the resolver or
     /// the delegation, not at the cluster.
     ///
+    /// A last label that ends in digits (`svc.ns.svc.cluster.local443`) is named as a port glued on.
+    ///
     /// ## Example
     /// `dns system shop.example.com: NxDomain (NXDomain)`.
     ///
@@ -36,11 +38,23 @@ impl DnsNameUnresolved {
                 DnsOutcome::CouldNotAsk => "could not be resolved: no resolver could be asked",
                 _ => "did not resolve",
             };
-            let mut b = report(out, o).message(format!("{} {what}", o.host));
+            let mut b = report(out, o).message(format!("{} {what}{}", o.host, glued_port(&o.host)));
             for d in &o.dns {
                 b = b.evidence(dns_evidence(d));
             }
             b.fix("create the DNS record for the host (external-dns, zone), or fix the resolver").emit();
         }
+    }
+}
+
+/// A hint when the last label looks like a name with a port glued on (`local443`, `com8443`).
+fn glued_port(host: &str) -> String {
+    let last = host.trim_end_matches('.').rsplit('.').next().unwrap_or_default();
+    let digits = last.len() - last.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    let name = &last[..last.len() - digits];
+    if digits >= 2 && name.len() >= 2 && name.bytes().all(|b| b.is_ascii_alphabetic()) {
+        format!("; `{last}` looks like `{name}` with the port {} glued on (a missing `:`)", &last[name.len()..])
+    } else {
+        String::new()
     }
 }

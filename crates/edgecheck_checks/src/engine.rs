@@ -40,9 +40,10 @@ pub fn analyze(
     now: i64,
     selection: &Selection,
     suppressions: &[Suppression],
+    observations: &[edgecheck_core::observation::TargetObservation],
 ) -> Analysis {
     let model = Model::compute(graph, now);
-    let cx = CheckContext { graph, model: &model, now, options };
+    let cx = CheckContext { graph, model: &model, now, options, observations };
     let mut findings: Vec<Finding> = all_checks()
         .par_iter()
         .filter(|c| selection.enabled(c.meta()))

@@ -23,6 +23,8 @@ pub struct CheckContext<'a> {
     pub now: i64,
     /// Settings.
     pub options: &'a Options,
+    /// Live observations of endpoints (`edgecheck probe`); empty for lint.
+    pub observations: &'a [edgecheck_core::observation::TargetObservation],
 }
 
 impl CheckContext<'_> {

@@ -19,6 +19,7 @@ mod dns;
 mod gitops;
 mod input;
 mod listener;
+mod probe;
 mod route;
 mod secrets;
 mod tls;

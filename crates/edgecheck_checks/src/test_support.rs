@@ -109,9 +109,20 @@ fn options_from_header(text: &str) -> Options {
 }
 
 /// Runs one check over a graph.
+#[allow(dead_code)] // kept for checks' own unit tests
 pub fn run_check(check: &dyn Check, graph: &Graph, options: &Options) -> Vec<Finding> {
+    run_check_with(check, graph, options, &[])
+}
+
+/// Runs one check over a graph and endpoint observations.
+pub fn run_check_with(
+    check: &dyn Check,
+    graph: &Graph,
+    options: &Options,
+    observations: &[edgecheck_core::observation::TargetObservation],
+) -> Vec<Finding> {
     let model = Model::compute(graph, NOW);
-    let cx = CheckContext { graph, model: &model, now: NOW, options };
+    let cx = CheckContext { graph, model: &model, now: NOW, options, observations };
     let mut out = Vec::new();
     check.run(&cx, &mut Findings::new(check.meta(), &mut out));
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -207,6 +218,9 @@ pub fn run_layer_fixtures(layer: &str) -> BTreeMap<String, Vec<(String, bool)>> 
     entries.sort();
     let mut failures = Vec::new();
     for path in entries.into_iter().filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "json")) {
+        if path.to_string_lossy().ends_with(".observations.json") {
+            continue; // a sidecar, loaded with its fixture
+        }
         let file = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
         let stem = file.rsplit_once('.').map_or(file.as_str(), |(s, _)| s).to_string();
         let code = stem.split('_').next().unwrap_or_default().to_string();
@@ -221,7 +235,7 @@ pub fn run_layer_fixtures(layer: &str) -> BTreeMap<String, Vec<(String, bool)>> 
         };
         let name = format!("{layer}/{file}");
         let (graph, options) = graph_from_text(&name, &text);
-        let findings = run_check(check, &graph, &options);
+        let findings = run_check_with(check, &graph, &options, &observations_for(&path));
         let mut got: Vec<Expect> = findings
             .iter()
             .map(|f| Expect {
@@ -265,6 +279,15 @@ pub fn assert_coverage(layer: &str, per_code: &BTreeMap<String, Vec<(String, boo
         }
     }
     assert!(missing.is_empty(), "{}", missing.join("\n"));
+}
+
+/// The observations sidecar of a fixture (`<fixture>.observations.json`), if any.
+pub fn observations_for(fixture: &Path) -> Vec<edgecheck_core::observation::TargetObservation> {
+    let sidecar = fixture.with_extension("observations.json");
+    match std::fs::read_to_string(&sidecar) {
+        Ok(text) => serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", sidecar.display())),
+        Err(_) => Vec::new(),
+    }
 }
 
 /// Test-time PKI for fixtures.

@@ -13,6 +13,7 @@ pub mod inventory;
 pub mod kind;
 pub mod layer;
 pub mod object;
+pub mod observation;
 pub mod reasons;
 pub mod secret;
 pub mod views;

@@ -1,0 +1,51 @@
+use edgecheck_core::observation::HttpOutcome;
+use edgecheck_core::{Findings, Layer, Severity};
+
+use super::{report, transport_ok};
+use crate::framework::{declare_check, CheckContext};
+
+declare_check! {
+    /// ## What it checks
+    /// An endpoint whose transport worked (TCP, and TLS for TLS targets) but whose HTTP request got no
+    /// usable response: a timeout, a malformed reply (giant or broken headers), or a dropped connection.
+    ///
+    /// ## Why it matters
+    /// The proxy accepted the connection but nothing answers behind it, or something that is not HTTP
+    /// listens on the port.
+    ///
+    /// ## Example
+    /// `GET https://shop.example.com/ over HTTP/2: Timeout (no response within 5000 ms)`.
+    ///
+    /// ## How to fix
+    /// Check the proxy's logs and the backend it routes to; make sure the port speaks HTTP.
+    pub(crate) struct EndpointHttpFailed {
+        code: "APP004", name: "endpoint-http-failed", layer: Layer::App, severity: Severity::Error,
+    }
+}
+
+impl EndpointHttpFailed {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        for o in cx.observations.iter().filter(|o| transport_ok(o)) {
+            let Some(h) = o.first_http() else { continue };
+            if h.outcome == HttpOutcome::Response {
+                continue;
+            }
+            let what = match h.outcome {
+                HttpOutcome::Timeout => "no HTTP response in time",
+                HttpOutcome::Malformed => "a malformed HTTP response",
+                _ => "no HTTP response",
+            };
+            report(out, o)
+                .message(format!("the endpoint gave {what}"))
+                .evidence(format!(
+                    "GET {} over {}: {:?} ({})",
+                    h.url,
+                    h.protocol,
+                    h.outcome,
+                    h.detail.as_deref().unwrap_or("-")
+                ))
+                .fix("check the proxy logs and the backend behind it")
+                .emit();
+        }
+    }
+}

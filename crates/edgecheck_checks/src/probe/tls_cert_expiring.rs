@@ -1,0 +1,46 @@
+use edgecheck_core::observation::HandshakeOutcome;
+use edgecheck_core::{Findings, Layer, Severity};
+
+use super::{date, report};
+use crate::framework::{declare_check, CheckContext};
+
+declare_check! {
+    /// ## What it checks
+    /// A served certificate that verifies today but expires in less than 14 days.
+    ///
+    /// ## Why it matters
+    /// cert-manager renews 30 days before expiry by default (Let's Encrypt: at two thirds of the
+    /// lifetime); a certificate this close to expiry means renewal is failing or it is managed by hand.
+    ///
+    /// ## Example
+    /// `CN=shop.example.com expires on 2026-06-08T00:00:00Z (7 days)`.
+    ///
+    /// ## How to fix
+    /// Look at the Certificate's and CertificateRequest's status and the ACME challenge; renew now.
+    pub(crate) struct TlsCertExpiring {
+        code: "TLS102", name: "tls-cert-expiring", layer: Layer::Tls, severity: Severity::Warning,
+    }
+}
+
+impl TlsCertExpiring {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        for o in cx.observations {
+            let Some(t) = &o.tls else { continue };
+            if t.outcome != HandshakeOutcome::Completed || !t.verified {
+                continue;
+            }
+            let Some(c) = t.chain.iter().filter(|c| c.not_after >= cx.now).min_by_key(|c| c.not_after) else {
+                continue;
+            };
+            let days = (c.not_after - cx.now) / 86_400;
+            if days >= 14 {
+                continue;
+            }
+            report(out, o)
+                .message(format!("the certificate expires in {days} days"))
+                .evidence(format!("{} expires on {} ({days} days)", c.subject, date(c.not_after)))
+                .fix("check why renewal fails (cert-manager Certificate status, ACME challenge) and renew")
+                .emit();
+        }
+    }
+}

@@ -18,6 +18,8 @@ pub struct Cli {
 pub enum Command {
     /// Check manifests or dumps (files, directories, `-` for stdin); exit 1 on findings at the fail level.
     Lint(LintArgs),
+    /// Probe endpoints from the outside: DNS, TCP, TLS, HTTP/h2, gRPC; the first failing layer first.
+    Probe(ProbeArgs),
     /// List the check catalogue.
     Checks {
         /// Output format.
@@ -115,6 +117,50 @@ pub struct LintArgs {
     /// Treat the input as a full dump of a cluster: absent objects are errors [default: detected].
     #[arg(long)]
     pub complete: bool,
+    /// Shared options.
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// `probe`.
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    /// `https://host[:port]/path`, `http://...`, `grpc(s)://host:port`, or `HOST[:PORT]` (https).
+    #[arg(required = true)]
+    pub targets: Vec<String>,
+    /// Use ADDR for HOST:PORT instead of DNS (curl's `--resolve HOST:PORT:ADDR`). Repeatable.
+    #[arg(long)]
+    pub resolve: Vec<String>,
+    /// Trust only the CA certificates in this PEM file.
+    #[arg(long)]
+    pub cacert: Option<PathBuf>,
+    /// Send and verify this server name instead of the host.
+    #[arg(long)]
+    pub sni: Option<String>,
+    /// ALPN protocols to offer.
+    #[arg(long, value_delimiter = ',', default_value = "h2,http/1.1")]
+    pub alpn: Vec<String>,
+    /// Timeout per phase (`5s`, `500ms`).
+    #[arg(long, default_value = "5s")]
+    pub timeout: String,
+    /// Also ask this DNS server (ADDR[:PORT]) and compare with the system resolver.
+    #[arg(long)]
+    pub dns_server: Option<String>,
+    /// Targets probed at once.
+    #[arg(long, default_value_t = 64)]
+    pub concurrency: usize,
+    /// Probe native gRPC and grpc-web too (always for grpc:// and grpcs:// targets).
+    #[arg(long)]
+    pub grpc: bool,
+    /// Check whether TLS 1.0 and 1.1 are still accepted.
+    #[arg(long)]
+    pub legacy: bool,
+    /// Redirects to follow at most.
+    #[arg(long, default_value_t = 5)]
+    pub max_redirects: usize,
+    /// Write the raw observations as JSON to this file (a fixture sidecar, or evidence to keep).
+    #[arg(long)]
+    pub save_observations: Option<PathBuf>,
     /// Shared options.
     #[command(flatten)]
     pub check: CheckArgs,

@@ -137,6 +137,8 @@ pub struct Summary {
     pub skipped_documents: usize,
     /// Helm template files skipped.
     pub skipped_templates: usize,
+    /// Endpoints probed (probe and trace).
+    pub targets: usize,
 }
 
 impl Analysis {
@@ -152,6 +154,7 @@ impl Analysis {
             files: graph.files,
             skipped_documents: graph.skipped_documents,
             skipped_templates: graph.skipped_templates,
+            targets: 0,
         }
     }
 

@@ -95,5 +95,6 @@ pub fn summary() -> Summary {
         files: 4,
         skipped_documents: 1,
         skipped_templates: 3,
+        targets: 0,
     }
 }

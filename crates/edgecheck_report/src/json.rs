@@ -125,6 +125,7 @@ pub fn render_json(r: &Report<'_>) -> String {
             "objects": s.objects, "errors": s.errors, "warnings": s.warnings, "infos": s.infos,
             "suppressed": s.suppressed, "files": s.files,
             "skipped_documents": s.skipped_documents, "skipped_templates": s.skipped_templates,
+            "targets": s.targets,
         },
     });
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();

@@ -27,6 +27,8 @@ pub struct Report<'a> {
     pub summary: &'a Summary,
     /// Tool version, for SARIF.
     pub version: &'a str,
+    /// Text groups by the finding's object first (a probe's targets), then by layer.
+    pub group_by_object: bool,
 }
 
 /// Output formats.
@@ -75,7 +77,13 @@ mod tests {
 
     fn with_report<T>(f: impl FnOnce(&Report<'_>) -> T) -> T {
         let (findings, objects, summary) = (fixtures::findings(), fixtures::objects(), fixtures::summary());
-        f(&Report { findings: &findings, objects: &objects, summary: &summary, version: "0.0.0-test" })
+        f(&Report {
+            findings: &findings,
+            objects: &objects,
+            summary: &summary,
+            version: "0.0.0-test",
+            group_by_object: false,
+        })
     }
 
     #[test]

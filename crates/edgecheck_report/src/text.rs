@@ -19,6 +19,30 @@ const CYAN: &str = "\x1b[36m";
 pub fn render_text(r: &Report<'_>, color: bool) -> String {
     let paint = |code: &'static str, s: &str| if color { format!("{code}{s}{RESET}") } else { s.to_string() };
     let mut out = String::new();
+    if r.group_by_object {
+        let mut targets: Vec<&edgecheck_core::ObjectRef> = Vec::new();
+        for f in r.findings {
+            if !targets.contains(&&f.object) {
+                targets.push(&f.object);
+            }
+        }
+        for t in targets {
+            let _ = writeln!(out, "{}", paint(BOLD, &format!("══ {} ", t.name)));
+            let findings: Vec<_> = r.findings.iter().filter(|f| &f.object == t).cloned().collect();
+            let sub = Report { findings: &findings, group_by_object: false, ..*r };
+            let body = render_findings(&sub, color);
+            out.push_str(&body);
+        }
+    } else {
+        out.push_str(&render_findings(r, color));
+    }
+    out.push_str(&summary_line(r, color));
+    out
+}
+
+fn render_findings(r: &Report<'_>, color: bool) -> String {
+    let paint = |code: &'static str, s: &str| if color { format!("{code}{s}{RESET}") } else { s.to_string() };
+    let mut out = String::new();
     let mut layers: Vec<Layer> = r.findings.iter().map(|f| f.meta.layer).collect();
     layers.sort_by_key(|l| l.path_rank(false));
     layers.dedup();
@@ -61,19 +85,26 @@ pub fn render_text(r: &Report<'_>, color: bool) -> String {
             out.push('\n');
         }
     }
+    out
+}
+
+fn summary_line(r: &Report<'_>, color: bool) -> String {
+    let paint = |code: &'static str, s: &str| if color { format!("{code}{s}{RESET}") } else { s.to_string() };
+    let mut out = String::new();
     let s = r.summary;
+    let scope = if r.group_by_object {
+        format!("{} endpoint{} probed", s.targets, plural(s.targets))
+    } else {
+        format!("{} object{} from {} file{}", s.objects, plural(s.objects), s.files, plural(s.files))
+    };
     let mut line = format!(
-        "{} error{}, {} warning{}, {} info{} in {} object{} from {} file{}",
+        "{} error{}, {} warning{}, {} info{} in {scope}",
         s.errors,
         plural(s.errors),
         s.warnings,
         plural(s.warnings),
         s.infos,
         plural(s.infos),
-        s.objects,
-        plural(s.objects),
-        s.files,
-        plural(s.files)
     );
     let mut extra = Vec::new();
     if s.skipped_documents > 0 {

@@ -119,7 +119,7 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
     };
     let graph = Graph::build(inventory, &options);
     let t_graph = t0.elapsed();
-    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions);
+    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &[]);
     let t_checks = t0.elapsed();
     let code = emit(&graph, &analysis, &s);
     if timings {
@@ -139,13 +139,26 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
 }
 
 pub fn emit(graph: &Graph, analysis: &edgecheck_checks::Analysis, s: &Settings) -> anyhow::Result<u8> {
-    let summary = analysis.summary(graph);
+    emit_with(graph, analysis, s, None)
+}
+
+/// Renders and returns the exit code; `targets` (probe) groups text by endpoint and counts them.
+pub fn emit_with(
+    graph: &Graph,
+    analysis: &edgecheck_checks::Analysis,
+    s: &Settings,
+    targets: Option<usize>,
+) -> anyhow::Result<u8> {
+    let mut summary = analysis.summary(graph);
+    summary.targets = targets.unwrap_or(0);
+    let by_target = targets.is_some();
     let objects = analysis.object_entries(graph);
     let report = Report {
         findings: &analysis.findings,
         objects: &objects,
         summary: &summary,
         version: env!("CARGO_PKG_VERSION"),
+        group_by_object: by_target,
     };
     super::write_stdout(&edgecheck_report::render(&report, s.format, s.color))?;
     let failed = s.fail_on.is_some_and(|t| analysis.findings.iter().any(|f| f.severity.reaches(t)));

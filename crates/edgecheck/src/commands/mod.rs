@@ -2,6 +2,7 @@
 
 mod catalogue;
 mod lint;
+mod probe;
 
 use crate::cli::{Cli, Command};
 
@@ -9,6 +10,7 @@ use crate::cli::{Cli, Command};
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
     match cli.command {
         Command::Lint(args) => lint::run(&args),
+        Command::Probe(args) => probe::run(&args),
         Command::Checks { format } => catalogue::list(format),
         Command::Explain { check } => catalogue::explain(&check),
     }

@@ -18,7 +18,7 @@ declare_check! {
     /// ## How to fix
     /// Look at the Certificate's and CertificateRequest's status and the ACME challenge; renew now.
     pub(crate) struct TlsCertExpiring {
-        code: "TLS102", name: "tls-cert-expiring", layer: Layer::Tls, severity: Severity::Warning,
+        code: "TLS102", name: "endpoint-cert-expiring", layer: Layer::Tls, severity: Severity::Warning,
     }
 }
 

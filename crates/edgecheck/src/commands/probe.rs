@@ -1,0 +1,86 @@
+//! `probe`: the data plane only. Observations become findings through the same catalogue as lint.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use edgecheck_core::{Graph, Inventory, Options};
+
+use crate::cli::ProbeArgs;
+use crate::config;
+
+pub fn run(args: &ProbeArgs) -> anyhow::Result<u8> {
+    let loaded = config::discover(std::path::Path::new("."), args.check.config.as_deref(), args.check.no_config)?;
+    let s = super::lint::settings(&args.check, &loaded.options)?;
+    let mut opts = edgecheck_probe::ProbeOptions {
+        cacert: args.cacert.clone(),
+        sni: args.sni.clone(),
+        alpn: args.alpn.clone(),
+        timeout: parse_duration(&args.timeout)?,
+        dns_server: args.dns_server.clone(),
+        concurrency: args.concurrency.max(1),
+        grpc: args.grpc,
+        legacy: args.legacy,
+        max_redirects: args.max_redirects,
+        now: Some(s.now),
+        ..edgecheck_probe::ProbeOptions::default()
+    };
+    for r in &args.resolve {
+        opts.resolve.push(parse_resolve(r)?);
+    }
+    if let Some(ca) = &opts.cacert {
+        anyhow::ensure!(ca.is_file(), "--cacert {}: no such file", ca.display());
+    }
+    let observations = edgecheck_probe::probe_blocking(&args.targets, &opts);
+    if let Some(path) = &args.save_observations {
+        let text = serde_json::to_string_pretty(&observations)?;
+        std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let options = Options::default();
+    let graph = Graph::build(Inventory::default(), &options);
+    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &observations);
+    super::lint::emit_with(&graph, &analysis, &s, Some(observations.len()))
+}
+
+/// `5s`, `500ms`, `1m`, or plain seconds.
+fn parse_duration(s: &str) -> anyhow::Result<Duration> {
+    let s = s.trim();
+    let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
+        (n, 0.001)
+    } else if let Some(n) = s.strip_suffix('s') {
+        (n, 1.0)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 60.0)
+    } else {
+        (s, 1.0)
+    };
+    let v: f64 =
+        num.parse().map_err(|_| anyhow::anyhow!("--timeout `{s}`: expected a duration such as 5s or 500ms"))?;
+    anyhow::ensure!(v > 0.0, "--timeout must be positive");
+    Ok(Duration::from_secs_f64(v * mult))
+}
+
+/// curl's `HOST:PORT:ADDR` (ADDR may be `[v6]`).
+fn parse_resolve(s: &str) -> anyhow::Result<(String, u16, IpAddr)> {
+    let bad = || anyhow::anyhow!("--resolve `{s}`: expected HOST:PORT:ADDR");
+    let (host, rest) = s.split_once(':').ok_or_else(bad)?;
+    let (port, addr) = rest.split_once(':').ok_or_else(bad)?;
+    let port: u16 = port.parse().map_err(|_| bad())?;
+    let addr: IpAddr = addr.trim_start_matches('[').trim_end_matches(']').parse().map_err(|_| bad())?;
+    Ok((host.to_string(), port, addr))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn resolve_and_durations() {
+        assert_eq!(parse_resolve("shop.example.com:443:127.0.0.1").unwrap().1, 443);
+        assert_eq!(parse_resolve("a:8443:[::1]").unwrap().2, "::1".parse::<IpAddr>().unwrap());
+        assert!(parse_resolve("a:443").is_err());
+        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
+        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
+        assert!(parse_duration("soon").is_err());
+    }
+}

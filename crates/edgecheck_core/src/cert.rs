@@ -195,6 +195,17 @@ impl CertInfo {
         Ok(info)
     }
 
+    /// True when `issuer` is this certificate's issuer by the rules clients use to build a path: its
+    /// subject is this certificate's issuer name and, where both carry them, its subject key id is this
+    /// certificate's authority key id. Cheap (no signature check); see [`CertInfo::signed_by`].
+    pub fn issued_by(&self, issuer: &CertInfo) -> bool {
+        self.issuer == issuer.subject
+            && match (&self.authority_key_id, &issuer.subject_key_id) {
+                (Some(aki), Some(ski)) => aki == ski,
+                _ => true,
+            }
+    }
+
     /// True when `issuer` signed this certificate.
     pub fn signed_by(&self, issuer: &CertInfo) -> bool {
         let (Ok((_, me)), Ok((_, them))) =

@@ -28,6 +28,7 @@ declare_check! {
 impl CertSecretUnused {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let served = super::helpers::served(cx.graph);
+        let index = super::helpers::ServedByHost::new(&served);
         for (id, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
             let Some(e) = cx.graph.edges_from_kind(id, EdgeKind::CertificateSecret).next() else { continue };
             let mut names = cert.spec.dns_names.clone();
@@ -35,8 +36,9 @@ impl CertSecretUnused {
             if names.is_empty() {
                 continue;
             }
-            let serving: Vec<_> = served
-                .iter()
+            let serving: Vec<_> = index
+                .candidates(&names)
+                .into_iter()
                 .filter(|s| s.hosts.iter().any(|h| super::cert_dns_names_uncovered::names_cover(&names, h)))
                 .collect();
             if serving.is_empty()

@@ -23,19 +23,76 @@ pub(super) fn served(graph: &Graph) -> Vec<Served<'_>> {
     out
 }
 
-/// The references to the Secret `id`.
+/// The references to the Secret `id` (from the Secret's incoming edges: no scan of all references).
 pub(super) fn served_from(graph: &Graph, id: ObjId) -> Vec<Served<'_>> {
-    served(graph).into_iter().filter(|s| matches!(s.edge.to, Target::Found(t) if t == id)).collect()
+    graph
+        .edges_to_kind(id, EdgeKind::TlsSecret)
+        .map(|e| Served { edge: e, from: graph.obj(e.from), hosts: hosts_of(graph, e) })
+        .collect()
+}
+
+/// References indexed by the hosts they serve, for lookups by certificate name: exact hosts, hosts by
+/// their parent domain (what a `*.parent` name covers), and references served for wildcard hosts.
+pub(super) struct ServedByHost<'a, 'g> {
+    exact: std::collections::HashMap<String, Vec<&'a Served<'g>>>,
+    by_parent: std::collections::HashMap<String, Vec<&'a Served<'g>>>,
+    wildcard: Vec<&'a Served<'g>>,
+}
+
+impl<'a, 'g> ServedByHost<'a, 'g> {
+    /// Indexes `served`.
+    pub(super) fn new(served: &'a [Served<'g>]) -> Self {
+        let mut idx = ServedByHost { exact: Default::default(), by_parent: Default::default(), wildcard: Vec::new() };
+        for s in served {
+            for h in &s.hosts {
+                let h = edgecheck_core::hostname::normalize(h);
+                if h.starts_with("*.") {
+                    idx.wildcard.push(s);
+                    continue;
+                }
+                if let Some((_, parent)) = h.split_once('.') {
+                    idx.by_parent.entry(parent.to_string()).or_default().push(s);
+                }
+                idx.exact.entry(h).or_default().push(s);
+            }
+        }
+        idx
+    }
+
+    /// References that may serve a host one of `names` covers (a superset; callers filter exactly).
+    pub(super) fn candidates(&self, names: &[String]) -> Vec<&'a Served<'g>> {
+        let mut out: Vec<&'a Served<'g>> = Vec::new();
+        let mut push = |v: Option<&Vec<&'a Served<'g>>>| {
+            for s in v.into_iter().flatten() {
+                if !out.iter().any(|o| std::ptr::eq(*o, *s)) {
+                    out.push(s);
+                }
+            }
+        };
+        for n in names {
+            let n = edgecheck_core::hostname::normalize(n);
+            match n.strip_prefix("*.") {
+                Some(parent) => push(self.by_parent.get(parent)),
+                None => push(self.exact.get(&n)),
+            }
+        }
+        push(Some(&self.wildcard));
+        out
+    }
 }
 
 /// Each served Secret once (in order of first reference), with the references to it.
 pub(super) fn served_secrets(graph: &Graph) -> Vec<(ObjId, Vec<Served<'_>>)> {
     let mut out: Vec<(ObjId, Vec<Served<'_>>)> = Vec::new();
+    let mut at: std::collections::HashMap<ObjId, usize> = std::collections::HashMap::new();
     for s in served(graph) {
         let Target::Found(id) = s.edge.to else { continue };
-        match out.iter_mut().find(|(i, _)| *i == id) {
-            Some((_, v)) => v.push(s),
-            None => out.push((id, vec![s])),
+        match at.get(&id) {
+            Some(i) => out[*i].1.push(s),
+            None => {
+                at.insert(id, out.len());
+                out.push((id, vec![s]));
+            }
         }
     }
     out

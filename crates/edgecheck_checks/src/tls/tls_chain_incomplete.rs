@@ -31,7 +31,7 @@ impl TlsChainIncomplete {
             let secret = cx.graph.obj(id);
             let Some(info) = secret.secret.as_deref() else { continue };
             let Some(leaf) = info.leaf() else { continue };
-            if leaf.self_signed || info.has_key("ca.crt") || info.certs.iter().skip(1).any(|c| leaf.signed_by(c)) {
+            if leaf.self_signed || info.has_key("ca.crt") || info.certs.iter().skip(1).any(|c| leaf.issued_by(c)) {
                 continue;
             }
             let user_refs: Vec<_> = users.iter().map(|u| u.from.to_ref()).collect();

@@ -47,10 +47,10 @@ impl TlsChainOrder {
             }
             if problem.is_none() {
                 for i in 0..certs.len() - 1 {
-                    if certs[i].self_signed || certs[i].signed_by(&certs[i + 1]) {
+                    if certs[i].self_signed || certs[i].issued_by(&certs[i + 1]) {
                         continue;
                     }
-                    if let Some(j) = (0..certs.len()).find(|&j| j != i && certs[i].signed_by(&certs[j])) {
+                    if let Some(j) = (0..certs.len()).find(|&j| j != i && certs[i].issued_by(&certs[j])) {
                         problem = Some(format!(
                             "certificate {} ({}) is followed by {}, but its issuer is certificate {} ({})",
                             i + 1,

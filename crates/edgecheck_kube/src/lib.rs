@@ -210,6 +210,13 @@ async fn discover(client: &Client) -> Result<Vec<(Resource, ApiResource)>, ScanE
             out.push((r, ar));
         }
     }
+    // The same objects served under two groups: read them once, from the current group.
+    for (old, new) in [(K::EVENT, K::EVENT_V1), (K::INGRESS_EXTENSIONS, K::INGRESS)] {
+        let served = |k: K| out.iter().any(|(r, _): &(Resource, ApiResource)| r.group == k.group && r.kind == k.kind);
+        if served(new) {
+            out.retain(|(r, _)| !(r.group == old.group && r.kind == old.kind));
+        }
+    }
     Ok(out)
 }
 

@@ -2,6 +2,7 @@
 
 mod catalogue;
 mod lint;
+mod scan;
 
 use crate::cli::{Cli, Command};
 
@@ -11,6 +12,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Lint(args) => lint::run(&args),
         Command::Checks { format } => catalogue::list(format),
         Command::Explain { check } => catalogue::explain(&check),
+        Command::Scan(args) => scan::run(&args),
+        Command::Rbac(args) => scan::rbac(&args),
     }
 }
 

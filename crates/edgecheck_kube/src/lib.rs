@@ -210,8 +210,10 @@ async fn discover(client: &Client) -> Result<Vec<(Resource, ApiResource)>, ScanE
             out.push((r, ar));
         }
     }
-    // The same objects served under two groups: read them once, from the current group.
-    for (old, new) in [(K::EVENT, K::EVENT_V1), (K::INGRESS_EXTENSIONS, K::INGRESS)] {
+    // The same objects served under two groups: read them once. Events as core/v1 (what
+    // `kubectl get events -o yaml` dumps, so a scan and a lint of its dump agree); Ingresses from
+    // networking.k8s.io rather than the old extensions group.
+    for (old, new) in [(K::EVENT_V1, K::EVENT), (K::INGRESS_EXTENSIONS, K::INGRESS)] {
         let served = |k: K| out.iter().any(|(r, _): &(Resource, ApiResource)| r.group == k.group && r.kind == k.kind);
         if served(new) {
             out.retain(|(r, _)| !(r.group == old.group && r.kind == old.kind));

@@ -33,9 +33,11 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         default_namespace: scan.default_namespace.clone(),
         api_versions: cfg.api_versions.clone().unwrap_or_default(),
         cni: args.cni.clone().or_else(|| cfg.cni.clone()),
-        // All namespaces were read: what is not there is absent (kinds that could not be listed are
-        // exempt, see `CheckContext::absence`). One namespace: objects elsewhere are unknown.
-        complete: Some(scan_options.namespace.is_none()),
+        // A full dump only when every served kind was listed in all namespaces: then what is not
+        // there is absent. One namespace, or a kind refused (LOD007): objects may exist unseen, so
+        // absence follows the partial-inventory rule (and a refused kind is never absent, see
+        // `CheckContext::absence`).
+        complete: Some(scan_options.namespace.is_none() && scan.inventory.unchecked.is_empty()),
         expiry_warning_days: cfg.expiry_warning_days.unwrap_or(14),
     };
     let graph = Graph::build(scan.inventory, &options);

@@ -3,4 +3,5 @@
 
 mod examples;
 mod lint;
+mod scan;
 mod support;

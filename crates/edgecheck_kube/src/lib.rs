@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use edgecheck_core::kind::K;
 use edgecheck_core::{Inventory, Kind, Unchecked};
+use futures::StreamExt as _;
 use kube::api::{Api, DynamicObject, ListParams};
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::discovery::{verbs, ApiResource, Discovery, Scope};
@@ -23,6 +24,9 @@ use serde_json::Value;
 
 /// Objects per list page.
 pub const PAGE_SIZE: u32 = 500;
+
+/// Lists in flight at once.
+pub const PARALLEL_LISTS: usize = 8;
 
 /// Where and what to scan.
 #[derive(Debug, Clone, Default)]
@@ -155,7 +159,8 @@ async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
         let ns = options.namespace.clone();
         async move { (r, list_all(client, ar, r.namespaced, ns.as_deref(), page, timeout).await) }
     });
-    let results = futures::future::join_all(lists).await;
+    // A few lists at a time (in discovery order, so the inventory's order does not depend on timing).
+    let results: Vec<_> = futures::stream::iter(lists).buffered(PARALLEL_LISTS).collect().await;
     let mut inventory = Inventory::default();
     let mut listed = Vec::new();
     for (r, result) in results {
@@ -166,6 +171,10 @@ async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
                     if let Value::Object(m) = &mut v {
                         m.insert("apiVersion".into(), Value::String(r.api_version.clone()));
                         m.insert("kind".into(), Value::String(r.kind.clone()));
+                        // As `kubectl get -o yaml` prints them: without managedFields (bulk no check reads).
+                        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+                            meta.remove("managedFields");
+                        }
                     }
                     if let Some(o) = edgecheck_load::object_from_live_value(&cluster, v, &mut inventory.problems) {
                         inventory.objects.push(o);

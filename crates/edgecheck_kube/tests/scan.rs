@@ -86,6 +86,11 @@ fn scan_finds_what_lint_finds_on_the_dump() {
     let secret = s.inventory.objects.iter().find(|o| o.kind.kind == "Secret").expect("the Secret");
     assert_eq!(secret.value["data"]["cert.pem"], Value::Null);
     assert!(secret.secret.is_some());
+    // managedFields are dropped, as kubectl prints objects.
+    let db = s.inventory.objects.iter().find(|o| o.name == "db").expect("Service db");
+    assert!(db.value["metadata"].get("managedFields").is_none());
+    assert_eq!(db.value["apiVersion"], "v1");
+    assert_eq!(db.value["kind"], "Service");
 
     let live = scan_findings(s);
     let (inv, errors) = edgecheck_load::load_paths(&[dump_path()], &edgecheck_load::LoadOptions::default());

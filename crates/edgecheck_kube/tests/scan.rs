@@ -176,3 +176,36 @@ fn no_server_is_an_error_not_a_panic() {
     let options = edgecheck_kube::ScanOptions { kubeconfig: Some(path), ..Default::default() };
     assert!(edgecheck_kube::scan(&options).is_err());
 }
+
+#[test]
+fn context_is_chosen_like_kubectl() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(Cluster { objects: dump_objects(), ..Default::default() });
+    let path = dir.path().join("two-contexts");
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n    server: {}\n\
+         - name: nowhere\n  cluster:\n    server: http://127.0.0.1:1\n\
+         contexts:\n- name: broken\n  context:\n    cluster: nowhere\n    user: u\n\
+         - name: staging\n  context:\n    cluster: test\n    user: u\n    namespace: edge\n\
+         current-context: broken\nusers:\n- name: u\n  user:\n    token: t\n",
+        server.url
+    );
+    std::fs::write(&path, text).expect("write");
+    let options = edgecheck_kube::ScanOptions {
+        kubeconfig: Some(path.clone()),
+        context: Some("staging".into()),
+        timeout: Some(std::time::Duration::from_secs(5)),
+        ..Default::default()
+    };
+    let s = edgecheck_kube::scan(&options).expect("scan of context staging");
+    assert_eq!(s.cluster, "staging");
+    assert_eq!(s.default_namespace, "edge");
+    assert_eq!(s.inventory.objects.len(), 10);
+    // The current context points at a closed port: discovery fails, an error and not an empty cluster.
+    let current = edgecheck_kube::ScanOptions {
+        kubeconfig: Some(path),
+        timeout: Some(std::time::Duration::from_secs(5)),
+        ..Default::default()
+    };
+    assert!(matches!(edgecheck_kube::scan(&current), Err(edgecheck_kube::ScanError::Discovery(_))));
+}

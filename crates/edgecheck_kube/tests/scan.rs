@@ -209,3 +209,34 @@ fn context_is_chosen_like_kubectl() {
     };
     assert!(matches!(edgecheck_kube::scan(&current), Err(edgecheck_kube::ScanError::Discovery(_))));
 }
+
+/// Issue #4's benchmark: 10,000 objects from the test API server. Run with
+/// `cargo test -p edgecheck_kube --test scan -- --ignored --nocapture ten_thousand`.
+#[test]
+#[ignore = "benchmark"]
+fn ten_thousand_objects() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut objects =
+        vec![serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bulk", "uid": "u0"}})];
+    for i in 0..10_000 {
+        objects.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": format!("svc-{i}"), "namespace": "bulk", "uid": format!("u{}", i + 1), "resourceVersion": "1"},
+            "spec": {"selector": {"app": format!("a{i}")}, "ports": [{"port": 80}]}
+        }));
+    }
+    let server = Server::start(Cluster { objects, ..Default::default() });
+    let t0 = std::time::Instant::now();
+    let s = scan(&server, dir.path(), None, None);
+    let t_scan = t0.elapsed();
+    assert_eq!(s.inventory.objects.len(), 10_001);
+    let options = Options { complete: Some(true), ..Options::default() };
+    let graph = Graph::build(s.inventory, &options);
+    let a = edgecheck_checks::analyze(&graph, &options, NOW, &Selection::default(), &[]);
+    println!(
+        "10,001 objects: scan (API + loading) {t_scan:?}, graph + checks {:?}, {} findings, {} requests",
+        t0.elapsed() - t_scan,
+        a.findings.len(),
+        server.requests().len()
+    );
+}

@@ -205,6 +205,7 @@ fn list(s: &State, group: &str, version: &str, rest: &[&str], query: &BTreeMap<&
             av.rsplit_once('/').map_or("", |(g, _)| g) == group && o["kind"] == k.kind.as_str()
         })
         .filter(|o| namespace.is_none_or(|ns| o["metadata"]["namespace"] == ns))
+        .filter(|o| field_selector_matches(query.get("fieldSelector").copied(), o))
         .map(|o| {
             // Items of a list carry no apiVersion/kind, as a real API server sends them.
             let mut o = o.clone();
@@ -224,4 +225,14 @@ fn list(s: &State, group: &str, version: &str, rest: &[&str], query: &BTreeMap<&
         meta["continue"] = json!(end.to_string());
     }
     Json(json!({"kind": format!("{}List", k.kind), "apiVersion": gv, "metadata": meta, "items": items})).into_response()
+}
+
+/// The one field selector a scan sends: `type!=X` (URL-encoded).
+fn field_selector_matches(selector: Option<&str>, o: &Value) -> bool {
+    let Some(sel) = selector else { return true };
+    let sel = sel.replace("%21", "!").replace("%3D", "=").replace("%2F", "/");
+    match sel.strip_prefix("type!=") {
+        Some(t) => o["type"].as_str() != Some(t),
+        None => true,
+    }
 }

@@ -28,21 +28,27 @@ declare_check! {
 impl ResourceForbidden {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for u in &cx.graph.unchecked {
+            // The finding is about the kind as a whole: `*` stands for every object of it.
             let object = ObjectRef {
                 api_version: Some(u.api_version.clone()),
                 kind: u.kind.clone(),
                 namespace: u.namespace.clone(),
-                name: String::new(),
+                name: "*".into(),
             };
             let scope = match &u.namespace {
                 Some(ns) => format!(" in namespace {ns}"),
                 None => String::new(),
             };
             let cluster = u.cluster.as_ref().map(|c| format!(" of cluster {c}")).unwrap_or_default();
+            let why = if u.reason.starts_with("forbidden") {
+                "the API server refused to list them"
+            } else {
+                "listing them failed"
+            };
             out.about(object, None, None)
                 .message(format!(
-                    "could not check {} ({}){scope}{cluster}: {}; checks that need it saw none and report nothing about it",
-                    u.kind, u.api_version, u.reason
+                    "could not check {} ({}){scope}{cluster}: {why}; checks that need them saw none and report nothing about them",
+                    u.kind, u.api_version
                 ))
                 .evidence(format!("list {}: {}", u.kind, u.reason))
                 .fix(format!("grant get and list on {} to the scanning account (`edgecheck rbac`)", u.kind))
@@ -77,10 +83,14 @@ mod tests {
         assert!(found.iter().all(|f| f.code() == "LOD007"));
         let secret = found.iter().find(|f| f.object.kind == "Secret").expect("a finding about Secrets");
         assert!(
-            secret.message.starts_with("could not check Secret (v1) of cluster prod: forbidden"),
+            secret
+                .message
+                .starts_with("could not check Secret (v1) of cluster prod: the API server refused to list them"),
             "{}",
             secret.message
         );
+        assert_eq!(secret.evidence, vec!["list Secret: forbidden: secrets is forbidden".to_string()]);
+        assert_eq!(secret.object.name, "*");
         assert!(found.iter().any(|f| f.object.kind == "Pod"));
     }
 

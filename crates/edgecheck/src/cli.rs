@@ -31,6 +31,10 @@ pub enum Command {
         /// A code (`TLS003`) or name (`tls-cert-host-mismatch`).
         check: String,
     },
+    /// Check a live cluster, read-only (discovery and list only); exit codes as `lint`.
+    Scan(ScanArgs),
+    /// Print a ClusterRole and ClusterRoleBinding granting exactly what `scan` reads (get, list).
+    Rbac(RbacArgs),
 }
 
 /// Output formats.
@@ -164,4 +168,41 @@ pub struct ProbeArgs {
     /// Shared options.
     #[command(flatten)]
     pub check: CheckArgs,
+}
+
+/// `scan`.
+#[derive(Debug, Args)]
+pub struct ScanArgs {
+    /// Kubeconfig file [default: `KUBECONFIG`, `~/.kube/config`, else the in-cluster service account].
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context [default: the current context].
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Scan only this namespace (cluster-scoped kinds are still read) [default: all namespaces].
+    #[arg(long, short = 'n', conflicts_with = "all_namespaces")]
+    pub namespace: Option<String>,
+    /// Scan all namespaces (the default; as kubectl's flag).
+    #[arg(long, short = 'A')]
+    pub all_namespaces: bool,
+    /// Seconds before one API request is given up (the kind is then reported as not checked).
+    #[arg(long, default_value_t = 30)]
+    pub request_timeout: u64,
+    /// The cluster's CNI (flannel, terway, cilium, calico, ...), when the objects do not show it.
+    #[arg(long)]
+    pub cni: Option<String>,
+    /// Shared options.
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// `rbac`.
+#[derive(Debug, Args)]
+pub struct RbacArgs {
+    /// The name of the ClusterRole and ClusterRoleBinding.
+    #[arg(long, default_value = "edgecheck-scan")]
+    pub name: String,
+    /// The ServiceAccount to bind, as `namespace/name`.
+    #[arg(long, default_value = "edgecheck/edgecheck")]
+    pub service_account: String,
 }

@@ -33,6 +33,15 @@ impl CheckContext<'_> {
     /// area (holds objects of `kind`, in `namespace` for namespaced kinds); otherwise silence (the
     /// object may be installed by other means).
     pub fn absence(&self, kind: K, namespace: Option<&str>) -> Option<Severity> {
+        // A kind a live scan could not list (LOD007) is unknown, never absent.
+        if self
+            .graph
+            .unchecked
+            .iter()
+            .any(|u| u.kind == kind.kind && edgecheck_core::kind::group_of(&u.api_version) == kind.group)
+        {
+            return None;
+        }
         if self.graph.complete {
             return Some(Severity::Error);
         }

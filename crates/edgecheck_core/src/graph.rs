@@ -115,6 +115,8 @@ pub struct Graph {
     pub duplicates: Vec<(ObjId, ObjId)>,
     /// Node configuration documents (k3s config files), passed through from the inventory.
     pub node_configs: Vec<crate::inventory::NodeConfig>,
+    /// Kinds a live scan could not list, passed through from the inventory.
+    pub unchecked: Vec<crate::inventory::Unchecked>,
     index: HashMap<(Kind, Option<String>, String), ObjId>,
     by_kind: HashMap<Kind, Vec<ObjId>>,
     ns_count: HashMap<(Kind, String), usize>,
@@ -141,6 +143,7 @@ impl Graph {
             repos,
             dir_namespaces,
             node_configs,
+            unchecked,
         } = inventory;
         let mut views = Vec::with_capacity(objects.len());
         let mut view_errors = Vec::new();
@@ -194,6 +197,7 @@ impl Graph {
             default_namespace: options.default_namespace.clone(),
             duplicates: Vec::new(),
             node_configs,
+            unchecked,
             index: HashMap::with_capacity(objects.len()),
             by_kind: HashMap::new(),
             ns_count: HashMap::new(),

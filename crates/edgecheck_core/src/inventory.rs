@@ -115,6 +115,23 @@ pub struct Inventory {
     pub dir_namespaces: Vec<(String, String)>,
     /// Node configuration documents (k3s config files) found among the inputs.
     pub node_configs: Vec<NodeConfig>,
+    /// Kinds that could not be read from a cluster (403, timeout): never treated as absent.
+    pub unchecked: Vec<Unchecked>,
+}
+
+/// A kind a live scan could not list: its objects are unknown, not missing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unchecked {
+    /// The kind's `apiVersion` (the version that was asked for).
+    pub api_version: String,
+    /// The kind.
+    pub kind: String,
+    /// The namespace that was listed, or `None` for all namespaces (or a cluster-scoped kind).
+    pub namespace: Option<String>,
+    /// Why: what the API server answered (`forbidden: ...`, a timeout).
+    pub reason: String,
+    /// The cluster or context name.
+    pub cluster: Option<String>,
 }
 
 impl Inventory {

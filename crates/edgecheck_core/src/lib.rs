@@ -21,7 +21,7 @@ pub mod views;
 pub use check::{CheckMeta, Options};
 pub use finding::{Finding, FindingBuilder, Findings};
 pub use graph::{Edge, EdgeKind, Graph, ObjId, Target};
-pub use inventory::{Inventory, LoadProblem, LoadProblemKind, NodeConfig, RepoInfo};
+pub use inventory::{Inventory, LoadProblem, LoadProblemKind, NodeConfig, RepoInfo, Unchecked};
 pub use kind::Kind;
 pub use layer::{Layer, Severity};
 pub use object::{LineTable, Object, ObjectRef, Source};

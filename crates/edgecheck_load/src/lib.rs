@@ -13,6 +13,7 @@ use std::sync::Arc;
 use edgecheck_core::{Inventory, LineTable, LoadProblem, LoadProblemKind};
 use rayon::prelude::*;
 
+pub use objects::object_from_live_value;
 pub use objects::objects_from_document;
 
 /// What to load.

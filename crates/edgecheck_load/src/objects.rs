@@ -110,6 +110,32 @@ fn one(
     out.push(obj);
 }
 
+/// Turns one object read from a cluster (no file, no lines) into an [`Object`] whose `source.cluster`
+/// is `cluster`; a Secret is summarised and its values removed, as from a file. `None` for a value
+/// without `apiVersion`/`kind`.
+pub fn object_from_live_value(cluster: &str, mut value: Value, problems: &mut Vec<LoadProblem>) -> Option<Object> {
+    let api_version = value.get("apiVersion").and_then(Value::as_str)?.to_string();
+    let kind = Kind::from_api_version(&api_version, value.get("kind").and_then(Value::as_str)?);
+    let meta = value.get("metadata");
+    let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("").to_string();
+    let namespace =
+        meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
+    let source = Source {
+        file: None,
+        line: None,
+        lines: None,
+        root: LineTable::ROOT,
+        cluster: Some(cluster.to_string()),
+        repo_path: None,
+    };
+    let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
+    if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
+        obj.secret = Some(Box::new(summarize_secret(&obj, &mut value, problems)));
+    }
+    obj.value = value;
+    Some(obj)
+}
+
 /// Reads a Secret's data into a [`SecretInfo`] and removes every value from the object.
 fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProblem>) -> SecretInfo {
     let file = obj.source.file.as_deref().unwrap_or("-");

@@ -3,6 +3,7 @@
 mod catalogue;
 mod lint;
 mod probe;
+mod scan;
 
 use crate::cli::{Cli, Command};
 
@@ -13,6 +14,8 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Probe(args) => probe::run(&args),
         Command::Checks { format } => catalogue::list(format),
         Command::Explain { check } => catalogue::explain(&check),
+        Command::Scan(args) => scan::run(&args),
+        Command::Rbac(args) => scan::rbac(&args),
     }
 }
 

@@ -4,4 +4,5 @@
 mod examples;
 mod lint;
 mod probe;
+mod scan;
 mod support;

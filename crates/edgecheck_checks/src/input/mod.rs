@@ -6,6 +6,8 @@ mod object_duplicate;
 mod object_name_missing;
 mod object_schema_invalid;
 mod secret_data_invalid;
+// --- scan (LOD007)
+mod resource_forbidden;
 
 use edgecheck_core::{FindingBuilder, Findings, LoadProblem, LoadProblemKind, ObjectRef};
 
@@ -19,6 +21,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &object_duplicate::ObjectDuplicate,
     &object_name_missing::ObjectNameMissing,
     &object_schema_invalid::ObjectSchemaInvalid,
+    // --- scan (LOD007)
+    &resource_forbidden::ResourceForbidden,
 ];
 
 /// Starts a finding about a load problem: about its object when it has one, else about the file.
@@ -48,6 +52,9 @@ mod tests {
         // LOD002 needs bytes that are not text; its cases are files written by
         // `crates/edgecheck/tests/cli/lint.rs` (broken-file corpus).
         cases.insert("LOD002".into(), vec![("corpus".into(), true), ("corpus".into(), false)]);
+        // LOD007 needs a live scan's unlisted kinds; its cases are unit tests in resource_forbidden.rs
+        // and crates/edgecheck_kube/tests (403 from the test API server).
+        cases.insert("LOD007".into(), vec![("unit".into(), true), ("unit".into(), false)]);
         crate::test_support::assert_coverage("input", &cases);
     }
 }

@@ -1,0 +1,77 @@
+//! `scan`: a live cluster, read-only; `rbac`: the role it needs.
+
+use std::time::Duration;
+
+use edgecheck_core::{Graph, Options};
+
+use crate::cli::{RbacArgs, ScanArgs};
+use crate::commands::lint::{emit, settings};
+use crate::config;
+
+pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
+    let loaded = config::discover(&std::env::current_dir()?, args.check.config.as_deref(), args.check.no_config)?;
+    let cfg = &loaded.options;
+    let s = settings(&args.check, cfg)?;
+    let scan_options = edgecheck_kube::ScanOptions {
+        kubeconfig: args.kubeconfig.clone(),
+        context: args.context.clone(),
+        namespace: if args.all_namespaces { None } else { args.namespace.clone() },
+        timeout: Some(Duration::from_secs(args.request_timeout.max(1))),
+        page_size: None,
+    };
+    let scan = match edgecheck_kube::scan(&scan_options) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("edgecheck: {e}");
+            return Ok(2);
+        }
+    };
+    for u in &scan.inventory.unchecked {
+        eprintln!("edgecheck: could not check {} ({}): {}", u.kind, u.api_version, u.reason);
+    }
+    let options = Options {
+        default_namespace: scan.default_namespace.clone(),
+        api_versions: cfg.api_versions.clone().unwrap_or_default(),
+        cni: args.cni.clone().or_else(|| cfg.cni.clone()),
+        // A full dump only when every served kind was listed in all namespaces: then what is not
+        // there is absent. One namespace, or a kind refused (LOD007): objects may exist unseen, so
+        // absence follows the partial-inventory rule (and a refused kind is never absent, see
+        // `CheckContext::absence`).
+        complete: Some(scan_options.namespace.is_none() && scan.inventory.unchecked.is_empty()),
+        expiry_warning_days: cfg.expiry_warning_days.unwrap_or(14),
+    };
+    let graph = Graph::build(scan.inventory, &options);
+    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &[]);
+    emit(&graph, &analysis, &s)
+}
+
+/// The ClusterRole (get, list on exactly the resources `scan` reads) and its binding.
+pub fn rbac(args: &RbacArgs) -> anyhow::Result<u8> {
+    let (sa_ns, sa_name) = args
+        .service_account
+        .split_once('/')
+        .ok_or_else(|| anyhow::anyhow!("--service-account `{}`: expected namespace/name", args.service_account))?;
+    super::write_stdout(&rbac_yaml(&args.name, sa_ns, sa_name))?;
+    Ok(0)
+}
+
+pub fn rbac_yaml(name: &str, sa_ns: &str, sa_name: &str) -> String {
+    let mut y = String::new();
+    y.push_str("# Read-only access for `edgecheck scan`: get and list, nothing else.\n");
+    y.push_str("apiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRole\nmetadata:\n");
+    y.push_str(&format!("  name: {name}\nrules:\n"));
+    for (group, resources) in edgecheck_kube::rbac_resources() {
+        y.push_str(&format!("  - apiGroups: [\"{group}\"]\n    resources: [{}]\n", quoted(&resources)));
+        y.push_str("    verbs: [\"get\", \"list\"]\n");
+    }
+    y.push_str("---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n");
+    y.push_str(&format!("  name: {name}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n"));
+    y.push_str(&format!(
+        "  name: {name}\nsubjects:\n  - kind: ServiceAccount\n    name: {sa_name}\n    namespace: {sa_ns}\n"
+    ));
+    y
+}
+
+fn quoted(items: &[String]) -> String {
+    items.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ")
+}

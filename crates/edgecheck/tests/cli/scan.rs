@@ -1,0 +1,93 @@
+//! `edgecheck scan` against the test API server of edgecheck_kube's tests, and `edgecheck rbac`.
+
+#[path = "../../../edgecheck_kube/tests/api_server/mod.rs"]
+mod api_server;
+
+use std::path::PathBuf;
+
+use api_server::{Cluster, Server};
+use serde_json::Value;
+
+use crate::support::{edgecheck, Dir};
+
+fn dump() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../edgecheck_kube/tests/fixtures/cluster.json")
+}
+
+fn server(forbidden: &[&str]) -> Server {
+    let text = std::fs::read_to_string(dump()).expect("dump");
+    let v: Value = serde_json::from_str(&text).expect("json");
+    let objects = v["items"].as_array().expect("items").clone();
+    Server::start(Cluster {
+        objects,
+        forbidden: forbidden.iter().map(|s| s.to_string()).collect(),
+        ..Default::default()
+    })
+}
+
+/// `code namespace/name message` of each finding, sorted.
+fn codes(stdout: &str) -> Vec<String> {
+    let v: Value = serde_json::from_str(stdout).expect("one JSON document");
+    let mut out: Vec<String> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| format!("{} {}/{} {}", f["code"], f["object"]["namespace"], f["object"]["name"], f["message"]))
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn scan_output_and_exit_codes_match_lint_of_the_dump() {
+    let d = Dir::new();
+    let s = server(&[]);
+    let kc = s.kubeconfig(d.path());
+    let kc = kc.to_str().expect("utf-8 path");
+    let scan = edgecheck(d.path(), &["scan", "--kubeconfig", kc, "-A", "-o", "json", "--no-config"]);
+    let dump = dump();
+    let lint = edgecheck(d.path(), &["lint", dump.to_str().expect("utf-8"), "-o", "json", "--no-config"]);
+    assert_eq!(scan.code, 1, "{}", scan.stderr);
+    assert_eq!(lint.code, 1);
+    assert_eq!(codes(&scan.stdout), codes(&lint.stdout));
+    assert!(codes(&scan.stdout).iter().any(|c| c.starts_with("\"TLS001\"")));
+    // select and fail-on behave as in lint.
+    let only = edgecheck(d.path(), &["scan", "--kubeconfig", kc, "-o", "json", "--select", "BKD001", "--no-config"]);
+    let c = codes(&only.stdout);
+    assert!(!c.is_empty() && c.iter().all(|f| f.starts_with("\"BKD001\"")), "{c:#?}");
+    let never = edgecheck(d.path(), &["scan", "--kubeconfig", kc, "--fail-on", "never", "--no-config"]);
+    assert_eq!(never.code, 0);
+    assert!(never.stdout.contains("tls-secret-missing"), "{}", never.stdout);
+    assert_eq!(s.non_get(), 0);
+    assert!(s.requests().iter().all(|r| r.starts_with("GET ")));
+}
+
+#[test]
+fn scan_reports_forbidden_kinds_and_bad_kubeconfig() {
+    let d = Dir::new();
+    let s = server(&["secrets"]);
+    let kc = s.kubeconfig(d.path());
+    let run = edgecheck(d.path(), &["scan", "--kubeconfig", kc.to_str().expect("utf-8"), "--no-config"]);
+    assert!(run.stdout.contains("LOD007") && run.stdout.contains("could not check Secret (v1)"), "{}", run.stdout);
+    assert!(!run.stdout.contains("TLS001"), "{}", run.stdout);
+    assert!(run.stderr.contains("could not check Secret (v1): forbidden"), "{}", run.stderr);
+    let missing = edgecheck(d.path(), &["scan", "--kubeconfig", "no-such-file", "--no-config"]);
+    assert_eq!(missing.code, 2);
+    assert!(missing.stderr.contains("kubeconfig"), "{}", missing.stderr);
+}
+
+#[test]
+fn rbac_grants_get_and_list_only() {
+    let d = Dir::new();
+    let run = edgecheck(d.path(), &["rbac", "--service-account", "ops/scanner"]);
+    assert_eq!(run.code, 0);
+    assert!(run.stdout.contains("kind: ClusterRole\n") && run.stdout.contains("kind: ClusterRoleBinding\n"));
+    let verbs: Vec<&str> = run.stdout.lines().filter(|l| l.trim_start().starts_with("verbs:")).collect();
+    assert!(!verbs.is_empty());
+    assert!(verbs.iter().all(|l| l.trim() == "verbs: [\"get\", \"list\"]"), "{verbs:#?}");
+    for r in ["\"secrets\"", "\"gateways\"", "\"httproutes\"", "\"ingresses\"", "\"certificates\"", "\"applications\""]
+    {
+        assert!(run.stdout.contains(r), "{r} in {}", run.stdout);
+    }
+    assert!(run.stdout.contains("    name: scanner\n    namespace: ops\n"), "{}", run.stdout);
+}

@@ -1,0 +1,238 @@
+//! A test API server: a fake Kubernetes API on 127.0.0.1 that serves discovery (`/api`, `/apis`, each
+//! group version) and list endpoints from fixture objects, paginates with `limit`/`continue`, answers
+//! 403 for chosen resources, and records every request (a scan must send GETs only).
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use axum::http::{Method, StatusCode, Uri};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use edgecheck_core::Kind;
+use serde_json::{json, Value};
+
+/// What the server serves.
+#[derive(Default)]
+pub struct Cluster {
+    /// Objects, as `kubectl get -o json` prints them (with apiVersion and kind).
+    pub objects: Vec<Value>,
+    /// Plurals (`secrets`) answered with 403.
+    pub forbidden: Vec<String>,
+    /// Extra, non-preferred versions served for a group (same kinds, same objects), as (group, version).
+    pub older_versions: Vec<(String, String)>,
+}
+
+/// A served kind.
+#[derive(Clone)]
+struct Served {
+    group: String,
+    kind: String,
+    plural: String,
+    namespaced: bool,
+}
+
+struct State {
+    cluster: Cluster,
+    /// group -> (preferred version, every version)
+    groups: BTreeMap<String, (String, Vec<String>)>,
+    kinds: Vec<Served>,
+    requests: Mutex<Vec<String>>,
+    non_get: AtomicUsize,
+}
+
+/// A running server; it stops with the test process.
+pub struct Server {
+    pub url: String,
+    state: Arc<State>,
+}
+
+impl Server {
+    /// Starts the server on 127.0.0.1 (a free port) in a thread of its own.
+    pub fn start(cluster: Cluster) -> Server {
+        let mut groups: BTreeMap<String, (String, Vec<String>)> = BTreeMap::new();
+        let mut kinds: Vec<Served> = Vec::new();
+        for o in &cluster.objects {
+            let av = o["apiVersion"].as_str().unwrap_or("v1");
+            let kind = o["kind"].as_str().unwrap_or("");
+            let (group, version) = av.rsplit_once('/').map_or(("", av), |(g, v)| (g, v));
+            let entry = groups.entry(group.to_string()).or_insert_with(|| (version.to_string(), Vec::new()));
+            if !entry.1.iter().any(|v| v == version) {
+                entry.1.push(version.to_string());
+            }
+            if !kinds.iter().any(|k| k.group == group && k.kind == kind) {
+                let namespaced = Kind { group: group.to_string(), kind: kind.to_string() }.namespaced();
+                kinds.push(Served { group: group.into(), kind: kind.into(), plural: plural(kind), namespaced });
+            }
+        }
+        for (g, v) in &cluster.older_versions {
+            if let Some(e) = groups.get_mut(g) {
+                e.1.push(v.clone());
+            }
+        }
+        let state =
+            Arc::new(State { cluster, groups, kinds, requests: Mutex::new(Vec::new()), non_get: AtomicUsize::new(0) });
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+        listener.set_nonblocking(true).expect("nonblocking");
+        let url = format!("http://{}", listener.local_addr().expect("addr"));
+        let s = state.clone();
+        std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+            rt.block_on(async move {
+                let listener = tokio::net::TcpListener::from_std(listener).expect("listener");
+                let app = axum::Router::new().fallback(handle).with_state(s);
+                let _ = axum::serve(listener, app).await;
+            });
+        });
+        Server { url, state }
+    }
+
+    /// Every request, as `METHOD path?query`.
+    pub fn requests(&self) -> Vec<String> {
+        self.state.requests.lock().expect("lock").clone()
+    }
+
+    /// Requests that were not GET.
+    pub fn non_get(&self) -> usize {
+        self.state.non_get.load(Ordering::SeqCst)
+    }
+
+    /// A kubeconfig pointing at the server, written to `dir`.
+    pub fn kubeconfig(&self, dir: &std::path::Path) -> std::path::PathBuf {
+        let text = format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n    server: {}\n\
+             contexts:\n- name: test-ctx\n  context:\n    cluster: test\n    user: test\n    namespace: shop\n\
+             current-context: test-ctx\nusers:\n- name: test\n  user:\n    token: not-a-secret\n",
+            self.url
+        );
+        let path = dir.join("kubeconfig");
+        std::fs::write(&path, text).expect("write kubeconfig");
+        path
+    }
+}
+
+fn plural(kind: &str) -> String {
+    let l = kind.to_ascii_lowercase();
+    if l == "endpoints" {
+        l
+    } else if l.ends_with('s') {
+        format!("{l}es")
+    } else if let Some(stem) = l.strip_suffix('y').filter(|s| !s.ends_with(['a', 'e', 'o', 'u'])) {
+        format!("{stem}ies")
+    } else {
+        format!("{l}s")
+    }
+}
+
+async fn handle(axum::extract::State(s): axum::extract::State<Arc<State>>, method: Method, uri: Uri) -> Response {
+    s.requests.lock().expect("lock").push(format!("{method} {uri}"));
+    if method != Method::GET {
+        s.non_get.fetch_add(1, Ordering::SeqCst);
+        return (StatusCode::METHOD_NOT_ALLOWED, "read-only test server").into_response();
+    }
+    let path = uri.path().trim_end_matches('/');
+    let query: BTreeMap<&str, &str> =
+        uri.query().unwrap_or("").split('&').filter_map(|kv| kv.split_once('=')).collect();
+    let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
+    match segs.as_slice() {
+        ["api"] => {
+            Json(json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": []})).into_response()
+        }
+        ["apis"] => {
+            let groups: Vec<Value> = s
+                .groups
+                .iter()
+                .filter(|(g, _)| !g.is_empty())
+                .map(|(g, (pref, versions))| {
+                    json!({
+                        "name": g,
+                        "versions": versions.iter().map(|v| json!({"groupVersion": format!("{g}/{v}"), "version": v})).collect::<Vec<_>>(),
+                        "preferredVersion": {"groupVersion": format!("{g}/{pref}"), "version": pref},
+                    })
+                })
+                .collect();
+            Json(json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": groups})).into_response()
+        }
+        ["api", "v1"] => resource_list(&s, "", "v1"),
+        ["apis", g, v] => resource_list(&s, g, v),
+        ["api", "v1", rest @ ..] => list(&s, "", "v1", rest, &query),
+        ["apis", g, v, rest @ ..] => list(&s, g, v, rest, &query),
+        _ => not_found(),
+    }
+}
+
+fn not_found() -> Response {
+    (StatusCode::NOT_FOUND, Json(json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404, "message": "not found"}))).into_response()
+}
+
+fn resource_list(s: &State, group: &str, version: &str) -> Response {
+    let Some((_, versions)) = s.groups.get(group) else { return not_found() };
+    if !versions.iter().any(|v| v == version) {
+        return not_found();
+    }
+    let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    let resources: Vec<Value> = s
+        .kinds
+        .iter()
+        .filter(|k| k.group == group)
+        .map(|k| {
+            json!({"name": k.plural, "singularName": k.kind.to_ascii_lowercase(), "namespaced": k.namespaced,
+                   "kind": k.kind, "verbs": ["get", "list", "watch", "create", "delete"]})
+        })
+        .collect();
+    Json(json!({"kind": "APIResourceList", "apiVersion": "v1", "groupVersion": gv, "resources": resources}))
+        .into_response()
+}
+
+fn list(s: &State, group: &str, version: &str, rest: &[&str], query: &BTreeMap<&str, &str>) -> Response {
+    let (namespace, plural) = match rest {
+        [p] => (None, *p),
+        ["namespaces", ns, p] => (Some(*ns), *p),
+        _ => return not_found(),
+    };
+    let Some(k) = s.kinds.iter().find(|k| k.group == group && k.plural == plural) else { return not_found() };
+    if s.cluster.forbidden.iter().any(|f| f == plural) {
+        let msg = format!("{plural} is forbidden: User \"scanner\" cannot list resource \"{plural}\" in API group \"{group}\" at the cluster scope");
+        return (StatusCode::FORBIDDEN, Json(json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403, "message": msg}))).into_response();
+    }
+    let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
+    let all: Vec<Value> = s
+        .cluster
+        .objects
+        .iter()
+        .filter(|o| {
+            let av = o["apiVersion"].as_str().unwrap_or("");
+            av.rsplit_once('/').map_or("", |(g, _)| g) == group && o["kind"] == k.kind.as_str()
+        })
+        .filter(|o| namespace.is_none_or(|ns| o["metadata"]["namespace"] == ns))
+        .filter(|o| field_selector_matches(query.get("fieldSelector").copied(), o))
+        .map(|o| {
+            // Items of a list carry no apiVersion/kind, as a real API server sends them.
+            let mut o = o.clone();
+            if let Value::Object(m) = &mut o {
+                m.remove("apiVersion");
+                m.remove("kind");
+            }
+            o
+        })
+        .collect();
+    let start: usize = query.get("continue").and_then(|c| c.parse().ok()).unwrap_or(0);
+    let limit: usize = query.get("limit").and_then(|c| c.parse().ok()).unwrap_or(usize::MAX);
+    let end = start.saturating_add(limit).min(all.len());
+    let items = all.get(start.min(end)..end).unwrap_or(&[]).to_vec();
+    let mut meta = json!({"resourceVersion": "100"});
+    if end < all.len() {
+        meta["continue"] = json!(end.to_string());
+    }
+    Json(json!({"kind": format!("{}List", k.kind), "apiVersion": gv, "metadata": meta, "items": items})).into_response()
+}
+
+/// The one field selector a scan sends: `type!=X` (URL-encoded).
+fn field_selector_matches(selector: Option<&str>, o: &Value) -> bool {
+    let Some(sel) = selector else { return true };
+    let sel = sel.replace("%21", "!").replace("%3D", "=").replace("%2F", "/");
+    match sel.strip_prefix("type!=") {
+        Some(t) => o["type"].as_str() != Some(t),
+        None => true,
+    }
+}

@@ -1,0 +1,254 @@
+//! `edgecheck_kube::scan` against the test API server (tests/api_server): same findings as a lint of
+//! the same objects' dump, 403 recorded as "could not check", kinds not served skipped, pagination
+//! followed, only GET requests.
+
+mod api_server;
+
+use std::path::Path;
+
+use api_server::{Cluster, Server};
+use edgecheck_checks::Selection;
+use edgecheck_core::{Graph, Options};
+use serde_json::Value;
+
+const NOW: i64 = 1_780_272_000;
+
+fn dump_path() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/cluster.json")
+}
+
+fn dump_objects() -> Vec<Value> {
+    let text = std::fs::read_to_string(dump_path()).expect("read dump");
+    let v: Value = serde_json::from_str(&text).expect("dump is JSON");
+    v["items"].as_array().expect("items").clone()
+}
+
+/// (code, severity, object, message) of every finding, sorted: what must agree between scan and lint
+/// (files and lines differ by nature).
+fn findings(graph: &Graph, options: &Options) -> Vec<String> {
+    let a = edgecheck_checks::analyze(graph, options, NOW, &Selection::default(), &[], &[]);
+    let mut out: Vec<String> = a
+        .findings
+        .iter()
+        .map(|f| {
+            format!(
+                "{} {:?} {} {}/{} {}",
+                f.code(),
+                f.severity,
+                f.object.kind,
+                f.object.namespace.as_deref().unwrap_or(""),
+                f.object.name,
+                f.message
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn scan(server: &Server, dir: &Path, namespace: Option<&str>, page: Option<u32>) -> edgecheck_kube::Scan {
+    let options = edgecheck_kube::ScanOptions {
+        kubeconfig: Some(server.kubeconfig(dir)),
+        namespace: namespace.map(str::to_string),
+        page_size: page,
+        timeout: Some(std::time::Duration::from_secs(10)),
+        ..Default::default()
+    };
+    edgecheck_kube::scan(&options).expect("scan")
+}
+
+fn scan_findings(s: edgecheck_kube::Scan) -> Vec<String> {
+    // As `edgecheck scan` decides: a full dump only when every kind was listed.
+    let complete = Some(s.inventory.unchecked.is_empty());
+    let options = Options { default_namespace: s.default_namespace.clone(), complete, ..Options::default() };
+    findings(&Graph::build(s.inventory, &options), &options)
+}
+
+#[test]
+fn scan_finds_what_lint_finds_on_the_dump() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(Cluster {
+        objects: dump_objects(),
+        older_versions: vec![("gateway.networking.k8s.io".into(), "v1beta1".into())],
+        ..Default::default()
+    });
+    let s = scan(&server, dir.path(), None, None);
+    assert_eq!(s.cluster, "test-ctx");
+    assert_eq!(s.default_namespace, "shop");
+    assert_eq!(s.inventory.objects.len(), 10);
+    assert!(s.inventory.unchecked.is_empty(), "{:?}", s.inventory.unchecked);
+    assert!(s
+        .inventory
+        .objects
+        .iter()
+        .all(|o| o.source.cluster.as_deref() == Some("test-ctx") && o.source.file.is_none()));
+    // Secret values are never kept.
+    let secret = s.inventory.objects.iter().find(|o| o.kind.kind == "Secret").expect("the Secret");
+    assert_eq!(secret.value["data"]["cert.pem"], Value::Null);
+    assert!(secret.secret.is_some());
+    // Helm's release records are not read (the dump has one: 11 objects there, 10 here).
+    assert!(!s.inventory.objects.iter().any(|o| o.name.starts_with("sh.helm.release")));
+    // managedFields are dropped, as kubectl prints objects.
+    let db = s.inventory.objects.iter().find(|o| o.name == "db").expect("Service db");
+    assert!(db.value["metadata"].get("managedFields").is_none());
+    assert_eq!(db.value["apiVersion"], "v1");
+    assert_eq!(db.value["kind"], "Service");
+
+    let live = scan_findings(s);
+    let (inv, errors) = edgecheck_load::load_paths(&[dump_path()], &edgecheck_load::LoadOptions::default());
+    assert!(errors.is_empty());
+    let options = Options::default();
+    let graph = Graph::build(inv, &options);
+    assert!(graph.complete, "the dump is detected as a full cluster dump");
+    let dumped = findings(&graph, &options);
+    assert_eq!(live, dumped);
+    for code in ["TLS001", "TLS002", "BKD001", "RTE030"] {
+        assert!(live.iter().any(|f| f.starts_with(code)), "{code} in {live:#?}");
+    }
+
+    let requests = server.requests();
+    assert_eq!(server.non_get(), 0, "{requests:#?}");
+    assert!(
+        requests.iter().any(
+            |r| r.starts_with("GET /api/v1/secrets?") && r.contains("fieldSelector=type%21%3Dhelm.sh%2Frelease.v1")
+        ),
+        "{requests:#?}"
+    );
+    assert!(requests.iter().all(|r| r.starts_with("GET ")));
+    // The preferred version is listed, not the older one also served.
+    assert!(requests.iter().any(|r| r.starts_with("GET /apis/gateway.networking.k8s.io/v1/gateways")), "{requests:#?}");
+    assert!(!requests.iter().any(|r| r.contains("/v1beta1/")), "{requests:#?}");
+    // Kinds the cluster does not serve are not asked for (cert-manager, Argo CD are not installed).
+    assert!(!requests.iter().any(|r| r.contains("cert-manager.io") || r.contains("argoproj.io")), "{requests:#?}");
+}
+
+#[test]
+fn forbidden_secrets_are_not_missing_secrets() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server =
+        Server::start(Cluster { objects: dump_objects(), forbidden: vec!["secrets".into()], ..Default::default() });
+    let s = scan(&server, dir.path(), None, None);
+    assert_eq!(s.inventory.unchecked.len(), 1);
+    let u = &s.inventory.unchecked[0];
+    assert_eq!((u.kind.as_str(), u.api_version.as_str()), ("Secret", "v1"));
+    assert!(u.reason.starts_with("forbidden: secrets is forbidden"), "{}", u.reason);
+    assert!(!s.listed.iter().any(|l| l == "/Secret"));
+    assert!(s.listed.iter().any(|l| l == "/Service"));
+    let live = scan_findings(s);
+    let lod: Vec<&String> = live.iter().filter(|f| f.starts_with("LOD007")).collect();
+    assert_eq!(lod.len(), 1, "{live:#?}");
+    assert!(
+        lod[0].contains("could not check Secret (v1) of cluster test-ctx: the API server refused to list them"),
+        "{}",
+        lod[0]
+    );
+    // No finding says a Secret is missing or unusable: they were not seen, not absent.
+    for f in &live {
+        assert!(!f.starts_with("TLS001") && !f.starts_with("TLS002"), "{f}");
+        assert!(!f.contains("not in the inventory") || !f.contains("Secret"), "{f}");
+    }
+    // Everything not about Secrets is still found.
+    assert!(live.iter().any(|f| f.starts_with("BKD001")));
+    assert_eq!(server.non_get(), 0);
+}
+
+#[test]
+fn pages_are_followed() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(Cluster { objects: dump_objects(), ..Default::default() });
+    let s = scan(&server, dir.path(), None, Some(2));
+    assert_eq!(s.inventory.objects.iter().filter(|o| o.kind.kind == "Service").count(), 3);
+    assert_eq!(s.inventory.objects.len(), 10);
+    let requests = server.requests();
+    let services: Vec<&String> = requests.iter().filter(|r| r.starts_with("GET /api/v1/services")).collect();
+    assert_eq!(services.len(), 2, "{services:#?}");
+    assert!(services[1].contains("continue=2"), "{services:#?}");
+    assert!(services.iter().all(|r| r.contains("limit=2")));
+}
+
+#[test]
+fn one_namespace_lists_only_it() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(Cluster { objects: dump_objects(), ..Default::default() });
+    let s = scan(&server, dir.path(), Some("edge"), None);
+    let requests = server.requests();
+    assert!(requests.iter().any(|r| r.starts_with("GET /api/v1/namespaces/edge/services")), "{requests:#?}");
+    // Cluster-scoped kinds are listed whole.
+    assert!(requests.iter().any(|r| r.starts_with("GET /apis/gateway.networking.k8s.io/v1/gatewayclasses")));
+    assert!(s.inventory.objects.iter().all(|o| o.namespace.as_deref().is_none_or(|ns| ns == "edge")));
+    assert!(s.inventory.objects.iter().any(|o| o.kind.kind == "Gateway"));
+    assert!(!s.inventory.objects.iter().any(|o| o.kind.kind == "Ingress"));
+}
+
+#[test]
+fn no_server_is_an_error_not_a_panic() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("kubeconfig");
+    std::fs::write(&path, "apiVersion: v1\nkind: Config\nclusters: []\ncontexts: []\nusers: []\n").expect("write");
+    let options = edgecheck_kube::ScanOptions { kubeconfig: Some(path), ..Default::default() };
+    assert!(edgecheck_kube::scan(&options).is_err());
+}
+
+#[test]
+fn context_is_chosen_like_kubectl() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(Cluster { objects: dump_objects(), ..Default::default() });
+    let path = dir.path().join("two-contexts");
+    let text = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- name: test\n  cluster:\n    server: {}\n\
+         - name: nowhere\n  cluster:\n    server: http://127.0.0.1:1\n\
+         contexts:\n- name: broken\n  context:\n    cluster: nowhere\n    user: u\n\
+         - name: staging\n  context:\n    cluster: test\n    user: u\n    namespace: edge\n\
+         current-context: broken\nusers:\n- name: u\n  user:\n    token: t\n",
+        server.url
+    );
+    std::fs::write(&path, text).expect("write");
+    let options = edgecheck_kube::ScanOptions {
+        kubeconfig: Some(path.clone()),
+        context: Some("staging".into()),
+        timeout: Some(std::time::Duration::from_secs(5)),
+        ..Default::default()
+    };
+    let s = edgecheck_kube::scan(&options).expect("scan of context staging");
+    assert_eq!(s.cluster, "staging");
+    assert_eq!(s.default_namespace, "edge");
+    assert_eq!(s.inventory.objects.len(), 10);
+    // The current context points at a closed port: discovery fails, an error and not an empty cluster.
+    let current = edgecheck_kube::ScanOptions {
+        kubeconfig: Some(path),
+        timeout: Some(std::time::Duration::from_secs(5)),
+        ..Default::default()
+    };
+    assert!(matches!(edgecheck_kube::scan(&current), Err(edgecheck_kube::ScanError::Discovery(_))));
+}
+
+/// Issue #4's benchmark: 10,000 objects from the test API server. Run with
+/// `cargo test -p edgecheck_kube --test scan -- --ignored --nocapture ten_thousand`.
+#[test]
+#[ignore = "benchmark"]
+fn ten_thousand_objects() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut objects =
+        vec![serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bulk", "uid": "u0"}})];
+    for i in 0..10_000 {
+        objects.push(serde_json::json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": format!("svc-{i}"), "namespace": "bulk", "uid": format!("u{}", i + 1), "resourceVersion": "1"},
+            "spec": {"selector": {"app": format!("a{i}")}, "ports": [{"port": 80}]}
+        }));
+    }
+    let server = Server::start(Cluster { objects, ..Default::default() });
+    let t0 = std::time::Instant::now();
+    let s = scan(&server, dir.path(), None, None);
+    let t_scan = t0.elapsed();
+    assert_eq!(s.inventory.objects.len(), 10_001);
+    let options = Options { complete: Some(true), ..Options::default() };
+    let graph = Graph::build(s.inventory, &options);
+    let a = edgecheck_checks::analyze(&graph, &options, NOW, &Selection::default(), &[], &[]);
+    println!(
+        "10,001 objects: scan (API + loading) {t_scan:?}, graph + checks {:?}, {} findings, {} requests",
+        t0.elapsed() - t_scan,
+        a.findings.len(),
+        server.requests().len()
+    );
+}

@@ -48,6 +48,21 @@ pub struct ScanOptions {
     pub timeout: Option<Duration>,
     /// Objects per page [default [`PAGE_SIZE`]].
     pub page_size: Option<u32>,
+    /// Called after each kind is listed, with (kinds done, kinds in all, the kind): a progress bar.
+    pub progress: Option<Progress>,
+}
+
+/// The function behind [`Progress`]: (kinds done, kinds in all, the kind just listed).
+pub type ProgressFn = dyn Fn(usize, usize, &str) + Send + Sync;
+
+/// A progress callback.
+#[derive(Clone)]
+pub struct Progress(pub std::sync::Arc<ProgressFn>);
+
+impl std::fmt::Debug for Progress {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Progress(..)")
+    }
 }
 
 /// What a scan read.
@@ -61,6 +76,10 @@ pub struct Scan {
     pub default_namespace: String,
     /// The kinds that were listed in full (every page), as `group/Kind`.
     pub listed: Vec<String>,
+    /// Wall time of discovery and listing (waiting on the API server).
+    pub api_time: Duration,
+    /// Time spent turning the answers into objects (outside API calls).
+    pub load_time: Duration,
 }
 
 /// Why a scan could not start (no config, discovery failed). Failures of single kinds are not errors.
@@ -158,15 +177,28 @@ async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
     cfg.read_timeout = Some(timeout);
     let default_namespace = options.namespace.clone().unwrap_or_else(|| cfg.default_namespace.clone());
     let client = Client::try_from(cfg).map_err(|e| ScanError::Config(e.to_string()))?;
+    let t_api = std::time::Instant::now();
     let resources = discover(&client).await?;
+    let total = resources.len();
+    let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let page = options.page_size.unwrap_or(PAGE_SIZE);
     let lists = resources.iter().map(|(r, ar)| {
         let client = client.clone();
         let ns = options.namespace.clone();
-        async move { (r, list_all(client, ar, r.namespaced, ns.as_deref(), page, timeout).await) }
+        let (progress, done) = (options.progress.clone(), done.clone());
+        async move {
+            let result = list_all(client, ar, r.namespaced, ns.as_deref(), page, timeout).await;
+            if let Some(p) = progress {
+                let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                (p.0)(n, total, &r.kind);
+            }
+            (r, result)
+        }
     });
     // A few lists at a time (in discovery order, so the inventory's order does not depend on timing).
     let results: Vec<_> = futures::stream::iter(lists).buffered(PARALLEL_LISTS).collect().await;
+    let api_time = t_api.elapsed();
+    let t_load = std::time::Instant::now();
     let mut inventory = Inventory::default();
     let mut listed = Vec::new();
     for (r, result) in results {
@@ -196,7 +228,7 @@ async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
             }),
         }
     }
-    Ok(Scan { inventory, cluster, default_namespace, listed })
+    Ok(Scan { inventory, cluster, default_namespace, listed, api_time, load_time: t_load.elapsed() })
 }
 
 /// The kinds of [`K::KNOWN`] the cluster serves with `list`, each in its preferred served version.

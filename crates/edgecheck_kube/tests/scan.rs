@@ -242,13 +242,39 @@ fn ten_thousand_objects() {
     let s = scan(&server, dir.path(), None, None);
     let t_scan = t0.elapsed();
     assert_eq!(s.inventory.objects.len(), 10_001);
+    let (api_time, load_time) = (s.api_time, s.load_time);
     let options = Options { complete: Some(true), ..Options::default() };
     let graph = Graph::build(s.inventory, &options);
     let a = edgecheck_checks::analyze(&graph, &options, NOW, &Selection::default(), &[], &[]);
     println!(
-        "10,001 objects: scan (API + loading) {t_scan:?}, graph + checks {:?}, {} findings, {} requests",
+        "10,001 objects: scan {t_scan:?} (API {:?}, loading {:?}), graph + checks {:?}; outside API calls {:?}; {} findings, {} requests",
+        api_time,
+        load_time,
         t0.elapsed() - t_scan,
+        load_time + (t0.elapsed() - t_scan),
         a.findings.len(),
         server.requests().len()
     );
+}
+
+#[test]
+fn progress_reports_every_listed_kind() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = Server::start(Cluster { objects: dump_objects(), ..Default::default() });
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::<(usize, usize, String)>::new()));
+    let sink = seen.clone();
+    let options = edgecheck_kube::ScanOptions {
+        kubeconfig: Some(server.kubeconfig(dir.path())),
+        progress: Some(edgecheck_kube::Progress(std::sync::Arc::new(move |done, total, kind| {
+            sink.lock().expect("lock").push((done, total, kind.to_string()));
+        }))),
+        ..Default::default()
+    };
+    let s = edgecheck_kube::scan(&options).expect("scan");
+    let calls = seen.lock().expect("lock").clone();
+    assert!(!calls.is_empty());
+    let total = calls[0].1;
+    assert_eq!(calls.len(), total, "one call per kind");
+    assert!(calls.iter().any(|(d, t, _)| d == t), "the last call reaches the total");
+    assert!(s.listed.len() <= total);
 }

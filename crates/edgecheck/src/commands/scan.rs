@@ -18,6 +18,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         namespace: if args.all_namespaces { None } else { args.namespace.clone() },
         timeout: Some(Duration::from_secs(args.request_timeout.max(1))),
         page_size: None,
+        progress: progress_bar(),
     };
     let scan = match edgecheck_kube::scan(&scan_options) {
         Ok(s) => s,
@@ -74,4 +75,27 @@ pub fn rbac_yaml(name: &str, sa_ns: &str, sa_name: &str) -> String {
 
 fn quoted(items: &[String]) -> String {
     items.iter().map(|s| format!("\"{s}\"")).collect::<Vec<_>>().join(", ")
+}
+
+/// A per-kind progress bar on stderr, only when stderr is a terminal (never in pipes, CI or JSON runs
+/// redirected to a file).
+fn progress_bar() -> Option<edgecheck_kube::Progress> {
+    use std::io::IsTerminal as _;
+    if !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(0);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{spinner} listing {pos}/{len} kinds {msg}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(120));
+    Some(edgecheck_kube::Progress(std::sync::Arc::new(move |done, total, kind| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        bar.set_message(kind.to_string());
+        if done == total {
+            bar.finish_and_clear();
+        }
+    })))
 }

@@ -31,6 +31,18 @@ pub struct SecretInfo {
     pub encrypted: bool,
 }
 
+/// A URL with the password of its userinfo replaced by `***` (`https://user:***@host/x`); other text as is.
+pub fn without_password(url: &str) -> String {
+    let Some(scheme_end) = url.find("://").map(|i| i + 3) else { return url.to_string() };
+    let rest = &url[scheme_end..];
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let Some(at) = rest[..authority_end].rfind('@') else { return url.to_string() };
+    let userinfo = &rest[..at];
+    let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
+    let masked = if userinfo.contains(':') { format!("{user}:***") } else { user.to_string() };
+    format!("{}{masked}{}", &url[..scheme_end], &rest[at..])
+}
+
 impl SecretInfo {
     /// Builds the summary from decoded values. `keep` says whether [`NON_SECRET_KEYS`] may be kept.
     pub fn from_values(
@@ -47,7 +59,8 @@ impl SecretInfo {
         for (k, v) in values {
             info.lengths.insert(k.clone(), v.len());
             if keep && NON_SECRET_KEYS.contains(&k.as_str()) {
-                info.kept.insert(k.clone(), String::from_utf8_lossy(v).into_owned());
+                // URLs may carry credentials (`https://user:token@host/...`): keep them without the password.
+                info.kept.insert(k.clone(), without_password(&String::from_utf8_lossy(v)));
             }
         }
         if encrypted {
@@ -103,5 +116,22 @@ impl SecretInfo {
     /// True when `key` is in the data.
     pub fn has_key(&self, key: &str) -> bool {
         self.lengths.contains_key(key)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_dropped_from_kept_urls() {
+        assert_eq!(
+            without_password("https://bot:ghp_secret@github.com/acme/x.git"),
+            "https://bot:***@github.com/acme/x.git"
+        );
+        assert_eq!(without_password("ssh://git:tok@git.example:2222/a"), "ssh://git:***@git.example:2222/a");
+        assert_eq!(without_password("git@github.com:acme/x.git"), "git@github.com:acme/x.git");
+        assert_eq!(without_password("https://github.com/a@b"), "https://github.com/a@b");
+        assert_eq!(without_password("ssh://git@host/x"), "ssh://git@host/x");
     }
 }

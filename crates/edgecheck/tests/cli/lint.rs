@@ -16,7 +16,7 @@ fn secret_values_appear_in_no_output_format() {
     d.write(
         "secrets.yaml",
         format!(
-            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\n  namespace: shop\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{last_applied}'\ntype: kubernetes.io/tls\ndata:\n  tls.crt: {}\n  tls.key: {}\n  password: {}\nstringData:\n  token: {CANARY}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\ndata:\n  password: \"{CANARY}!!\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: repo\n  namespace: argocd\n  labels: {{argocd.argoproj.io/secret-type: repository}}\nstringData:\n  url: git@github.com:acme/platform.git\n  sshPrivateKey: {CANARY}\n",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\n  namespace: shop\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{last_applied}'\ntype: kubernetes.io/tls\ndata:\n  tls.crt: {}\n  tls.key: {}\n  password: {}\nstringData:\n  token: {CANARY}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\ndata:\n  password: \"{CANARY}!!\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: repo\n  namespace: argocd\n  labels: {{argocd.argoproj.io/secret-type: repository}}\nstringData:\n  url: ssh://git:{CANARY}@git.example.internal/acme/platform.git\n  sshPrivateKey: {CANARY}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: argocd-ssh-known-hosts-cm, namespace: argocd}}\ndata:\n  ssh_known_hosts: \"github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\"\n",
             b64(&crt),
             b64(&key),
             b64(CANARY)
@@ -32,8 +32,9 @@ fn secret_values_appear_in_no_output_format() {
         }
         if format == "json" {
             let v = json(&r);
-            assert_eq!(v["summary"]["objects"], 3);
+            assert_eq!(v["summary"]["objects"], 4);
             assert!(codes(&v).contains(&"LOD003".to_string()), "the bad base64 is still reported");
+            assert!(codes(&v).contains(&"GIT003".to_string()), "the repository URL is still judged (and shown)");
         }
     }
 }

@@ -16,6 +16,7 @@ pub mod object;
 pub mod observation;
 pub mod reasons;
 pub mod secret;
+pub mod traefik_rule;
 pub mod views;
 
 pub use check::{CheckMeta, Options};

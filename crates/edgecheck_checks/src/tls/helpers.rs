@@ -144,8 +144,18 @@ fn hosts_of(graph: &Graph, e: &Edge) -> Vec<String> {
 }
 
 /// Host names in a Traefik rule: the arguments of `Host(...)` and `HostSNI(...)` (v2 lists, v3 single),
-/// in backquotes or double quotes. `HostRegexp` and `HostSNI(`*`)` name no host to check.
+/// in backquotes or double quotes. `HostRegexp` and `HostSNI(`*`)` name no host to check. A rule that
+/// does not parse (Traefik refuses the router) still gets its hosts by a plain scan, so its certificate
+/// is checked all the same.
 pub(super) fn rule_hosts(rule: &str) -> Vec<String> {
+    match edgecheck_core::traefik_rule::parse(rule) {
+        Ok(expr) => expr.hosts(),
+        Err(_) => scan_hosts(rule),
+    }
+}
+
+/// The arguments of `Host(` / `HostSNI(` found by scanning the text.
+fn scan_hosts(rule: &str) -> Vec<String> {
     let mut out = Vec::new();
     let mut rest = rule;
     while let Some(i) = rest.find("Host") {
@@ -174,5 +184,9 @@ mod tests {
         assert_eq!(rule_hosts("Host(`a.com`, `b.com`) || HostSNI(`c.com`)"), vec!["a.com", "b.com", "c.com"]);
         assert!(rule_hosts("HostRegexp(`{sub:[a-z]+}.a.com`)").is_empty());
         assert!(rule_hosts("HostSNI(`*`)").is_empty());
+        // Parsed, not scanned: a HostRegexp's text and a Header value are no host names.
+        assert_eq!(rule_hosts("HostRegexp(`^Host(x)$`) || Host(\"d.com\") && Header(`Host(`, `e`)"), vec!["d.com"]);
+        // Malformed: scanned.
+        assert_eq!(rule_hosts("Host(`f.com`) &&"), vec!["f.com"]);
     }
 }

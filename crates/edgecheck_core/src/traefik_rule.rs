@@ -126,9 +126,13 @@ impl Verdict {
             _ => Verdict::Unknown,
         }
     }
+}
 
-    /// Negation; `Unknown` stays `Unknown`.
-    pub fn not(self) -> Verdict {
+/// Negation; `Unknown` stays `Unknown`.
+impl std::ops::Not for Verdict {
+    type Output = Verdict;
+
+    fn not(self) -> Verdict {
         match self {
             Verdict::Yes => Verdict::No,
             Verdict::No => Verdict::Yes,
@@ -712,7 +716,7 @@ impl Expr {
                 }
                 l.or(b.matches(req))
             }
-            Expr::Not(a) => a.matches(req).not(),
+            Expr::Not(a) => !a.matches(req),
         }
     }
 
@@ -1056,6 +1060,7 @@ mod tests {
         assert_eq!(Unknown.or(Yes), Yes);
         assert_eq!(Yes.or(Unknown), Yes);
         assert_eq!(Unknown.or(No), Unknown);
-        assert_eq!(Unknown.not(), Unknown);
+        assert_eq!(!Unknown, Unknown);
+        assert_eq!(!Yes, No);
     }
 }

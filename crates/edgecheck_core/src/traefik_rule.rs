@@ -986,13 +986,16 @@ mod tests {
         let mut n = 0;
         for (rule, _, _) in cases() {
             for (i, _) in rule.char_indices().chain(std::iter::once((rule.len(), ' '))) {
-                let prefix = &rule[..i];
-                if let Ok(e) = parse(prefix) {
-                    let _ = e.matches(&http("a.com", "/x"));
-                    let _ = e.matches(&tcp(""));
-                    let _ = e.hosts();
+                // Every prefix, and every suffix for good measure.
+                for piece in [&rule[..i], &rule[i..]] {
+                    if let Ok(e) = parse(piece) {
+                        let _ = e.matches(&http("a.com", "/x"));
+                        let _ = e.matches(&tcp(""));
+                        let _ = e.hosts();
+                        let _ = e.specificity();
+                    }
+                    n += 1;
                 }
-                n += 1;
             }
         }
         assert!(n > 1000, "{n}");

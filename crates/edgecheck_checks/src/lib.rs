@@ -6,6 +6,7 @@
 //! `resources/fixtures/<layer>/<CODE>_<case>.yaml` (at least one that fires and one near miss that
 //! must not). See CONTRIBUTING.md.
 
+pub mod diagnose;
 pub mod engine;
 pub mod framework;
 pub use engine::Suppression;

@@ -1,5 +1,6 @@
 //! The JSON contract of DESIGN.md: `{"version": 1, "findings", "diagnoses", "objects", "summary"}`.
 
+use edgecheck_checks::diagnose::Diagnosis;
 use edgecheck_checks::model::{ExpectedCondition, ParentKey};
 use edgecheck_core::{Finding, ObjectRef};
 use serde_json::{json, Map, Value};
@@ -84,6 +85,70 @@ fn condition_json(c: &ExpectedCondition) -> Value {
     Value::Object(m)
 }
 
+/// One diagnosis: DESIGN.md's `target`, `root_cause` (index into `findings`) and `chain`, plus the
+/// verdict, the failing layer, the path graph (`nodes`, each with its `parent`) and the findings the
+/// root cause explains.
+pub fn diagnosis_json(d: &Diagnosis) -> Value {
+    let chain: Vec<Value> = d
+        .chain
+        .iter()
+        .map(|l| {
+            let Value::Object(mut m) = object_ref_json(&l.object) else {
+                unreachable!("object_ref_json returns an object")
+            };
+            m.insert("state".into(), l.state.clone().into());
+            m.insert("layer".into(), l.layer.as_str().into());
+            if let Some(f) = l.finding {
+                m.insert("finding".into(), f.into());
+            }
+            m.insert("node".into(), l.node.into());
+            Value::Object(m)
+        })
+        .collect();
+    let nodes: Vec<Value> = d
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let mut m = Map::new();
+            m.insert("id".into(), i.into());
+            m.insert("role".into(), n.role.into());
+            m.insert("label".into(), n.label.clone().into());
+            m.insert("layer".into(), n.layer.as_str().into());
+            m.insert("branch".into(), n.branch.as_str().into());
+            m.insert("state".into(), n.state.as_str().into());
+            m.insert("parent".into(), n.parent.map_or(Value::Null, Value::from));
+            if let Some(o) = &n.object {
+                m.insert("object".into(), object_ref_json(o));
+            }
+            if let Some(f) = &n.file {
+                m.insert("file".into(), f.clone().into());
+            }
+            if let Some(l) = n.line {
+                m.insert("line".into(), l.into());
+            }
+            m.insert("detail".into(), n.detail.iter().cloned().map(Value::from).collect());
+            m.insert("findings".into(), n.findings.iter().copied().map(Value::from).collect());
+            Value::Object(m)
+        })
+        .collect();
+    json!({
+        "target": d.target.target,
+        "host": d.target.host,
+        "port": d.target.port,
+        "verdict": d.verdict.as_str(),
+        "layer": d.layer.map(|l| l.as_str()),
+        "passthrough": d.passthrough,
+        "summary": d.summary,
+        "root_cause": d.root_cause,
+        "chain": chain,
+        "consequences": d.consequences,
+        "also": d.also,
+        "claims": d.claims,
+        "nodes": nodes,
+    })
+}
+
 /// The whole document.
 pub fn render_json(r: &Report<'_>) -> String {
     let objects: Vec<Value> = r
@@ -119,7 +184,7 @@ pub fn render_json(r: &Report<'_>) -> String {
     let doc = json!({
         "version": 1,
         "findings": r.findings.iter().map(finding_json).collect::<Vec<_>>(),
-        "diagnoses": [],
+        "diagnoses": r.diagnoses.iter().map(diagnosis_json).collect::<Vec<_>>(),
         "objects": objects,
         "summary": {
             "objects": s.objects, "errors": s.errors, "warnings": s.warnings, "infos": s.infos,

@@ -7,6 +7,7 @@ mod markdown;
 mod sarif;
 mod text;
 
+use edgecheck_checks::diagnose::Diagnosis;
 use edgecheck_checks::{ObjectEntry, Summary};
 use edgecheck_core::Finding;
 
@@ -29,6 +30,10 @@ pub struct Report<'a> {
     pub version: &'a str,
     /// Text groups by the finding's object first (a probe's targets), then by layer.
     pub group_by_object: bool,
+    /// Diagnoses: one per traced URL (`trace`), or one per host the inventory claims (`lint`, `scan`).
+    pub diagnoses: &'a [Diagnosis],
+    /// The report is a trace: text draws the path tree of `diagnoses[0]` first.
+    pub trace: bool,
 }
 
 /// Output formats.
@@ -83,6 +88,8 @@ mod tests {
             summary: &summary,
             version: "0.0.0-test",
             group_by_object: false,
+            diagnoses: &[],
+            trace: false,
         })
     }
 

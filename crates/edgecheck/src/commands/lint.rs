@@ -153,12 +153,19 @@ pub fn emit_with(
     summary.targets = targets.unwrap_or(0);
     let by_target = targets.is_some();
     let objects = analysis.object_entries(graph);
+    let diagnoses = if by_target {
+        Vec::new()
+    } else {
+        edgecheck_checks::diagnose::diagnose_all(graph, &analysis.model, &analysis.findings)
+    };
     let report = Report {
         findings: &analysis.findings,
         objects: &objects,
         summary: &summary,
         version: env!("CARGO_PKG_VERSION"),
         group_by_object: by_target,
+        diagnoses: &diagnoses,
+        trace: false,
     };
     super::write_stdout(&edgecheck_report::render(&report, s.format, s.color))?;
     let failed = s.fail_on.is_some_and(|t| analysis.findings.iter().any(|f| f.severity.reaches(t)));

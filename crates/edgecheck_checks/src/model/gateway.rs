@@ -72,8 +72,24 @@ pub struct GatewayModel {
     /// TLSRoutes attached to a TLS listener in `Terminate` mode: (route, parentRef, listener). The
     /// spec allows it as an Extended feature; implementations and CRDs before it reject the route.
     pub terminated_tls_routes: Vec<(ObjId, ParentKey, String)>,
+    /// Where each route attached: per parentRef that was accepted, the parent (Gateway or ListenerSet)
+    /// and the listeners it attached to. The request path of `trace` follows these.
+    pub attachments: HashMap<ObjId, Vec<Attachment>>,
     /// Scratch: listeners of the parentRef being attached that terminate a TLSRoute.
     pending_terminated: Vec<String>,
+    /// Scratch: listeners the parentRef being attached attached to.
+    pending_attached: Vec<String>,
+}
+
+/// A route's accepted parentRef: the parent and the listeners that took the route.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// Index of the parentRef in the route's spec.
+    pub parent_index: usize,
+    /// The Gateway or ListenerSet.
+    pub owner: ObjId,
+    /// Listener names, in the owner's spec order.
+    pub listeners: Vec<String>,
 }
 
 /// A listener with its owner (Gateway or ListenerSet).
@@ -631,6 +647,14 @@ impl GatewayModel {
                 for l in std::mem::take(&mut self.pending_terminated) {
                     self.terminated_tls_routes.push((rid, pk.clone(), l));
                 }
+                let attached = std::mem::take(&mut self.pending_attached);
+                if let (Some(Ok(_)), Some(owner)) = (&accepted, edge.to.found()) {
+                    self.attachments.entry(rid).or_default().push(Attachment {
+                        parent_index: pi,
+                        owner,
+                        listeners: attached,
+                    });
+                }
                 match accepted {
                     None => {}
                     Some(Ok(m)) => v.push(pc("Accepted", true, "Accepted", m)),
@@ -725,6 +749,7 @@ impl GatewayModel {
                 st.attached_routes += 1;
             }
         }
+        self.pending_attached.clone_from(&hit);
         let mut m = format!("attached to listener(s) {}", hit.join(", "));
         for n in notes {
             m.push_str("; ");

@@ -1,0 +1,654 @@
+//! Builds the path graph of one target from its best claim: name → entry (class or Gateway and
+//! listener) → TLS (Secret ← Certificate ← Issuer ← Challenge) → route → Service → endpoints →
+//! workloads → app, with the GitOps (owning Applications) and secret-delivery (Secret ←
+//! ExternalSecret → store) branches beside it.
+
+use std::collections::HashMap;
+
+use edgecheck_core::observation::{DnsOutcome, TargetObservation};
+use edgecheck_core::views::{self, PortRef};
+use edgecheck_core::{EdgeKind, Graph, Layer, ObjId, Object, ObjectRef, Target};
+
+use super::claims::{attached_listeners, Claim, ClaimIndex, RouteKind};
+use super::{Branch, NodeState, PathNode, TraceTarget};
+use crate::model::Model;
+
+/// The path before findings are placed on it.
+pub(super) struct Path {
+    pub nodes: Vec<PathNode>,
+    pub passthrough: bool,
+    pub claims: Vec<String>,
+    pub claimed: bool,
+}
+
+/// Indexes built once per run.
+pub(super) struct Context<'g> {
+    pub claims: ClaimIndex<'g>,
+    /// EndpointSlices by (namespace, Service name).
+    pub slices: HashMap<(String, String), Vec<ObjId>>,
+    /// ACME Challenges by DNS name.
+    pub challenges: HashMap<String, Vec<ObjId>>,
+    /// Applications by name, and by the (kind, namespace, name) their live status lists.
+    apps: HashMap<String, ObjId>,
+    app_resources: HashMap<(String, Option<String>, String), ObjId>,
+}
+
+impl Context<'_> {
+    /// The Application that owns `id`: its source path holds the object's file (a linted
+    /// checkout), its status lists the object (a dump), or the object carries Argo CD's tracking
+    /// label or annotation.
+    pub fn owner(&self, graph: &Graph, id: ObjId) -> Option<ObjId> {
+        if let Some(a) = graph.owning_application(id) {
+            return Some(a);
+        }
+        let o = graph.obj(id);
+        if let Some(a) = self.app_resources.get(&(o.kind.kind.clone(), o.namespace.clone(), o.name.clone())) {
+            return Some(*a);
+        }
+        let tracked = o
+            .annotation("argocd.argoproj.io/tracking-id")
+            .and_then(|t| t.split_once(':').map(|(app, _)| app))
+            .or_else(|| o.label("app.kubernetes.io/instance"))?;
+        // `namespace_app` when Applications live in other namespaces.
+        let name = tracked.rsplit_once('_').map_or(tracked, |(_, n)| n);
+        self.apps.get(tracked).or_else(|| self.apps.get(name)).copied()
+    }
+}
+
+impl<'g> Context<'g> {
+    pub fn build(graph: &'g Graph, model: &'g Model) -> Context<'g> {
+        let mut slices: HashMap<(String, String), Vec<ObjId>> = HashMap::new();
+        for (id, o, _) in graph.each::<views::EndpointSlice>() {
+            if let (Some(ns), Some(svc)) = (&o.namespace, o.label("kubernetes.io/service-name")) {
+                slices.entry((ns.clone(), svc.to_string())).or_default().push(id);
+            }
+        }
+        let mut challenges: HashMap<String, Vec<ObjId>> = HashMap::new();
+        for (id, _, c) in graph.each::<views::AcmeChallenge>() {
+            challenges.entry(edgecheck_core::hostname::normalize(&c.spec.dns_name)).or_default().push(id);
+        }
+        let mut apps = HashMap::new();
+        let mut app_resources = HashMap::new();
+        for (id, o, a) in graph.each::<views::Application>() {
+            apps.insert(o.name.clone(), id);
+            for r in &a.status.resources {
+                app_resources
+                    .entry((r.kind.clone(), r.namespace.clone().filter(|n| !n.is_empty()), r.name.clone()))
+                    .or_insert(id);
+            }
+        }
+        Context { claims: ClaimIndex::build(graph, model), slices, challenges, apps, app_resources }
+    }
+}
+
+struct Builder<'a> {
+    graph: &'a Graph,
+    model: &'a Model,
+    nodes: Vec<PathNode>,
+    ids: Vec<Option<ObjId>>,
+}
+
+impl Builder<'_> {
+    fn add(&mut self, role: &'static str, layer: Layer, branch: Branch, parent: Option<usize>, what: What) -> usize {
+        let (label, object, id) = match what {
+            What::Text(label) => (label, None, None),
+            What::Found(id, label) => {
+                let o = self.graph.obj(id);
+                let label = if label.is_empty() { describe(o) } else { format!("{} {label}", describe(o)) };
+                (label, Some(o.to_ref()), Some(id))
+            }
+            What::Missing(r) => (format!("{} {} (not in the inventory)", r.kind, display_name(&r)), Some(r), None),
+        };
+        let (file, line) =
+            id.map(|i| self.graph.obj(i)).map_or((None, None), |o| (o.source.file.clone(), o.source.line));
+        let state = if object.is_some() && id.is_none() { NodeState::Unknown } else { NodeState::Ok };
+        self.nodes.push(PathNode {
+            role,
+            label,
+            object,
+            file,
+            line,
+            layer,
+            branch,
+            parent,
+            state,
+            detail: Vec::new(),
+            findings: Vec::new(),
+        });
+        self.ids.push(id);
+        self.nodes.len() - 1
+    }
+
+    fn target(
+        &mut self,
+        role: &'static str,
+        layer: Layer,
+        branch: Branch,
+        parent: usize,
+        to: &Target,
+        label: &str,
+    ) -> usize {
+        match to {
+            Target::Found(id) => {
+                if let Some(i) = self.ids.iter().position(|x| *x == Some(*id)) {
+                    return i;
+                }
+                self.add(role, layer, branch, Some(parent), What::Found(*id, label.to_string()))
+            }
+            Target::Missing(r) => self.add(role, layer, branch, Some(parent), What::Missing(r.clone())),
+        }
+    }
+
+    fn detail(&mut self, node: usize, s: impl Into<String>) {
+        self.nodes[node].detail.push(s.into());
+    }
+}
+
+enum What {
+    Text(String),
+    Found(ObjId, String),
+    Missing(ObjectRef),
+}
+
+fn describe(o: &Object) -> String {
+    match &o.namespace {
+        Some(ns) => format!("{} {ns}/{}", o.kind.kind, o.name),
+        None => format!("{} {}", o.kind.kind, o.name),
+    }
+}
+
+fn display_name(r: &ObjectRef) -> String {
+    match &r.namespace {
+        Some(ns) => format!("{ns}/{}", r.name),
+        None => r.name.clone(),
+    }
+}
+
+pub(super) fn build(
+    graph: &Graph,
+    model: &Model,
+    cx: &Context<'_>,
+    t: &TraceTarget,
+    obs: Option<&TargetObservation>,
+) -> Path {
+    let mut b = Builder { graph, model, nodes: Vec::new(), ids: Vec::new() };
+    let name = b.add("name", Layer::Dns, Branch::Request, None, What::Text(t.host.clone()));
+    if let Some(o) = obs {
+        for d in &o.dns {
+            let line = match d.outcome {
+                DnsOutcome::Answer | DnsOutcome::Static => format!("{}: {}", d.resolver, d.addresses.join(", ")),
+                other => format!(
+                    "{}: {:?}{}",
+                    d.resolver,
+                    other,
+                    d.detail.as_ref().map(|x| format!(" ({x})")).unwrap_or_default()
+                ),
+            };
+            b.detail(name, line);
+        }
+    }
+    let claims = cx.claims.claims(t);
+    let mut lines: Vec<String> = Vec::new();
+    for (i, c) in claims.iter().enumerate() {
+        let who = graph.obj(c.route).to_ref().to_string();
+        lines.push(if i == 0 {
+            format!("claimed by {who}: {}", c.how)
+        } else {
+            format!("also claimed by {who}: {}", c.how)
+        });
+    }
+    let Some(claim) = claims.first() else {
+        let app = b.add("app", Layer::App, Branch::Request, Some(name), What::Text("application".into()));
+        app_detail(&mut b, app, obs);
+        return Path { nodes: b.nodes, passthrough: false, claims: lines, claimed: false };
+    };
+    let passthrough = claim.passthrough;
+
+    // Entry: the class / Gateway and listener that receive the request.
+    let entry = entry(&mut b, claim, t, name);
+    // TLS, when the proxy terminates it.
+    let mut tls_node = None;
+    if t.tls() && !passthrough {
+        tls_node = Some(tls(&mut b, cx, claim, t, entry));
+    }
+    let route = b.add(
+        "route",
+        Layer::Route,
+        Branch::Request,
+        Some(tls_node.unwrap_or(entry)),
+        What::Found(claim.route, String::new()),
+    );
+    b.detail(route, claim.how.clone());
+    // Backends of the matched rule.
+    let mut services = Vec::new();
+    let mut workloads = Vec::new();
+    let edges: Vec<_> = graph
+        .edges_from_kind(claim.route, EdgeKind::Backend)
+        .filter(|e| claim.backend_fields.iter().any(|f| e.field.starts_with(f.as_str())))
+        .cloned()
+        .collect();
+    for e in &edges {
+        let port = e.port.as_ref().map(|p| format!("port {p}")).unwrap_or_default();
+        let svc = b.target("service", Layer::Backend, Branch::Request, route, &e.to, &port);
+        services.push(svc);
+        let Target::Found(sid) = e.to else { continue };
+        let o = graph.obj(sid);
+        if let Some(s) = graph.view::<views::Service>(sid) {
+            service_detail(&mut b, svc, s, e.port.as_ref());
+        }
+        if let Some(ns) = &o.namespace {
+            for &slice in cx.slices.get(&(ns.clone(), o.name.clone())).into_iter().flatten() {
+                let n =
+                    b.add("endpoints", Layer::Backend, Branch::Request, Some(svc), What::Found(slice, String::new()));
+                if let Some(es) = graph.view::<views::EndpointSlice>(slice) {
+                    let ready = es
+                        .endpoints
+                        .iter()
+                        .filter(|ep| ep.conditions.get("ready").and_then(serde_json::Value::as_bool).unwrap_or(true))
+                        .count();
+                    b.detail(n, format!("{ready} of {} endpoints ready", es.endpoints.len()));
+                }
+            }
+        }
+        for w in graph.edges_from_kind(sid, EdgeKind::Selects).filter_map(|e| e.to.found()).collect::<Vec<_>>() {
+            let n = b.add("workload", Layer::Backend, Branch::Request, Some(svc), What::Found(w, String::new()));
+            if let Some(wv) = graph.view::<views::Workload>(w) {
+                workload_detail(&mut b, n, wv, graph.view::<views::Service>(sid), e.port.as_ref());
+            }
+            workloads.push(n);
+        }
+    }
+    if edges.is_empty() && matches!(claim.kind, RouteKind::TraefikHttp | RouteKind::TraefikTcp) {
+        b.detail(route, "no Kubernetes Service backend (TraefikService or noop)");
+    }
+    let last = workloads.first().or(services.first()).copied().unwrap_or(route);
+    let mut app_parent = last;
+    if t.tls() && passthrough {
+        let n = b.add(
+            "tls",
+            Layer::Tls,
+            Branch::Request,
+            Some(last),
+            What::Text("TLS terminated by the backend (passthrough)".into()),
+        );
+        app_parent = n;
+    }
+    let app = b.add("app", Layer::App, Branch::Request, Some(app_parent), What::Text("application".into()));
+    app_detail(&mut b, app, obs);
+
+    // Secret delivery to the workloads.
+    for &w in &workloads {
+        let Some(wid) = b.ids[w] else { continue };
+        let ns = graph.obj(wid).namespace.clone();
+        let uses: Vec<String> = graph
+            .view::<views::Workload>(wid)
+            .map(|v| v.secret_uses.iter().map(|u| u.secret.clone()).collect())
+            .unwrap_or_default();
+        let mut seen = Vec::new();
+        for s in uses {
+            if seen.contains(&s) {
+                continue;
+            }
+            seen.push(s.clone());
+            let to = match graph.find(edgecheck_core::kind::K::SECRET, ns.as_deref(), &s) {
+                Some(id) => Target::Found(id),
+                None => Target::Missing(ObjectRef::new(edgecheck_core::kind::K::SECRET, ns.as_deref(), &s)),
+            };
+            let n = b.target("secret", Layer::Secrets, Branch::Secrets, w, &to, "");
+            producers(&mut b, cx, n, ns.as_deref(), &s, t);
+        }
+    }
+    // GitOps: the Application that owns each object on the request path.
+    let count = b.nodes.len();
+    for i in 0..count {
+        let Some(id) = b.ids[i] else { continue };
+        if b.nodes[i].branch == Branch::Gitops {
+            continue;
+        }
+        if let Some(app) = cx.owner(graph, id) {
+            let exists = b.ids.contains(&Some(app));
+            let n = b.target("application", Layer::Gitops, Branch::Gitops, i, &Target::Found(app), "");
+            if !exists {
+                application_detail(&mut b, n, app);
+            }
+        }
+    }
+    Path { nodes: b.nodes, passthrough, claims: lines, claimed: true }
+}
+
+fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> usize {
+    let graph = b.graph;
+    match claim.kind {
+        RouteKind::Ingress => {
+            let class = graph.edges_from_kind(claim.route, EdgeKind::IngressClass).next().cloned();
+            let n = match &class {
+                Some(e) => {
+                    let n = b.target("entry", Layer::Listener, Branch::Request, name, &e.to, "");
+                    b.detail(n, format!("class from {}", e.how));
+                    if let Some(cid) = e.to.found() {
+                        if let Some(c) = graph.view::<views::IngressClass>(cid) {
+                            if let Some(ctrl) = &c.spec.controller {
+                                b.detail(n, format!("controller {ctrl}"));
+                            }
+                        }
+                        for p in graph.edges_from_kind(cid, EdgeKind::ClassParameters).cloned().collect::<Vec<_>>() {
+                            b.target("parameters", Layer::Listener, Branch::Request, n, &p.to, "");
+                        }
+                    }
+                    n
+                }
+                None => b.add(
+                    "entry",
+                    Layer::Listener,
+                    Branch::Request,
+                    Some(name),
+                    What::Text("ingress controller (no IngressClass named or default)".into()),
+                ),
+            };
+            let ing = graph.obj(claim.route);
+            let addrs = lb_addresses(ing.value.pointer("/status/loadBalancer/ingress"));
+            if !addrs.is_empty() {
+                b.detail(n, format!("Ingress address {}", addrs.join(", ")));
+            }
+            n
+        }
+        RouteKind::HttpRoute | RouteKind::GrpcRoute | RouteKind::TlsRoute => {
+            if let Some((owner, lname)) = claim.listeners.first() {
+                let l = attached_listeners(graph, b.model, claim.route)
+                    .into_iter()
+                    .find(|(o, l)| o == owner && &l.name == lname);
+                let label = match &l {
+                    Some((_, l)) => format!(
+                        "listener `{}` :{} {}{}",
+                        l.name,
+                        l.port,
+                        l.protocol,
+                        l.hostname.as_ref().map(|h| format!(" {h}")).unwrap_or_default()
+                    ),
+                    None => format!("listener `{lname}`"),
+                };
+                let n = b.add("entry", Layer::Listener, Branch::Request, Some(name), What::Found(*owner, label));
+                gateway_detail(b, n, *owner);
+                for (o, other) in claim.listeners.iter().skip(1) {
+                    b.detail(n, format!("also attached to {} listener `{other}`", graph.obj(*o).to_ref()));
+                }
+                n
+            } else {
+                // Not attached on this port: the parents it names, as they are.
+                let parents: Vec<_> = graph.edges_from_kind(claim.route, EdgeKind::ParentRef).cloned().collect();
+                let first =
+                    parents.first().map(|e| b.target("entry", Layer::Listener, Branch::Request, name, &e.to, ""));
+                let n = first.unwrap_or_else(|| {
+                    b.add("entry", Layer::Listener, Branch::Request, Some(name), What::Text("no Gateway parent".into()))
+                });
+                b.detail(n, format!("the route is attached to no listener for port {}", t.port));
+                if let Some(gid) = b.ids[n] {
+                    gateway_detail(b, n, gid);
+                }
+                n
+            }
+        }
+        RouteKind::TraefikHttp | RouteKind::TraefikTcp => {
+            let eps =
+                graph.view::<views::TraefikRoute>(claim.route).map(|r| r.spec.entry_points.clone()).unwrap_or_default();
+            let label = if eps.is_empty() {
+                "Traefik (all entry points)".to_string()
+            } else {
+                format!("Traefik entry points {}", eps.join(", "))
+            };
+            b.add("entry", Layer::Listener, Branch::Request, Some(name), What::Text(label))
+        }
+    }
+}
+
+fn gateway_detail(b: &mut Builder<'_>, n: usize, gid: ObjId) {
+    let graph = b.graph;
+    let o = graph.obj(gid);
+    let addrs: Vec<String> = o
+        .value
+        .pointer("/status/addresses")
+        .and_then(|a| a.as_array())
+        .map(|a| a.iter().filter_map(|x| x.get("value").and_then(|v| v.as_str()).map(str::to_string)).collect())
+        .unwrap_or_default();
+    if !addrs.is_empty() {
+        b.detail(n, format!("address {}", addrs.join(", ")));
+    }
+    if let Some(e) = graph.edges_from_kind(gid, EdgeKind::GatewayClass).next().cloned() {
+        let c = b.target("class", Layer::Listener, Branch::Request, n, &e.to, "");
+        if let Some(cid) = e.to.found() {
+            if let Some(gc) = graph.view::<views::GatewayClass>(cid) {
+                let ctrl = gc.spec.controller_name.clone();
+                b.detail(c, format!("controller {ctrl}"));
+            }
+        }
+    }
+}
+
+fn lb_addresses(v: Option<&serde_json::Value>) -> Vec<String> {
+    v.and_then(|a| a.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|x| x.get("ip").or_else(|| x.get("hostname")).and_then(|v| v.as_str()).map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn tls(b: &mut Builder<'_>, cx: &Context<'_>, claim: &Claim, t: &TraceTarget, entry: usize) -> usize {
+    let graph = b.graph;
+    let edges: Vec<_> = match claim.kind {
+        RouteKind::Ingress | RouteKind::TraefikHttp | RouteKind::TraefikTcp => graph
+            .edges_from_kind(claim.route, EdgeKind::TlsSecret)
+            .filter(|e| claim.tls_fields.contains(&e.field))
+            .cloned()
+            .collect(),
+        _ => match claim.listeners.first() {
+            Some((owner, l)) => graph
+                .edges_from_kind(*owner, EdgeKind::TlsSecret)
+                .filter(|e| e.section.as_deref() == Some(l.as_str()))
+                .cloned()
+                .collect(),
+            None => Vec::new(),
+        },
+    };
+    let Some(e) = edges.first() else {
+        let label = match claim.kind {
+            RouteKind::TraefikHttp | RouteKind::TraefikTcp => "Traefik default certificate or certResolver",
+            RouteKind::Ingress => "controller default certificate (no tls entry for the host)",
+            _ => "no certificate configured",
+        };
+        return b.add("tls", Layer::Tls, Branch::Request, Some(entry), What::Text(label.into()));
+    };
+    let n = b.target("tls", Layer::Tls, Branch::Request, entry, &e.to, "");
+    if let Some(sid) = e.to.found() {
+        if let Some(info) = graph.obj(sid).secret.as_deref() {
+            if let Some(leaf) = info.leaf() {
+                b.detail(n, format!("leaf {} (SAN {})", leaf.subject, leaf.names().join(", ")));
+                b.detail(
+                    n,
+                    format!(
+                        "valid {} to {}",
+                        edgecheck_core::cert::format_time(leaf.not_before),
+                        edgecheck_core::cert::format_time(leaf.not_after)
+                    ),
+                );
+                b.detail(n, format!("sha256 {}", leaf.sha256));
+            } else if let Some(err) = &info.cert_error {
+                b.detail(n, format!("tls.crt: {err}"));
+            }
+        }
+    }
+    let (ns, name) = match &e.to {
+        Target::Found(id) => (graph.obj(*id).namespace.clone(), graph.obj(*id).name.clone()),
+        Target::Missing(r) => (r.namespace.clone(), r.name.clone()),
+    };
+    producers(b, cx, n, ns.as_deref(), &name, t);
+    n
+}
+
+/// What writes a Secret: Certificates (→ Issuer, → Challenges for the host), ExternalSecrets
+/// (→ store), SealedSecrets.
+fn producers(b: &mut Builder<'_>, cx: &Context<'_>, secret: usize, ns: Option<&str>, name: &str, t: &TraceTarget) {
+    let graph = b.graph;
+    let Some(ns) = ns else { return };
+    for &p in graph.secret_producers(ns, name) {
+        let po = graph.obj(p);
+        let branch = if po.kind.kind == "Certificate" { Branch::Certificate } else { Branch::Secrets };
+        let layer = if branch == Branch::Certificate { Layer::Tls } else { Layer::Secrets };
+        if po.kind.kind != "Certificate" && po.kind.kind != "ExternalSecret" && po.kind.kind != "SealedSecret" {
+            continue; // an Ingress or Gateway asking cert-manager's shim: it is on the path already
+        }
+        let n = b.target("producer", layer, branch, secret, &Target::Found(p), "");
+        if let Some(h) = b.model.health_of(p) {
+            b.detail(n, format!("health {}: {}", h.status.as_str(), h.message));
+        }
+        for kind in [EdgeKind::Issuer, EdgeKind::SecretStore] {
+            for e in graph.edges_from_kind(p, kind).cloned().collect::<Vec<_>>() {
+                let i = b.target("issuer", layer, branch, n, &e.to, "");
+                if let Some(iid) = e.to.found() {
+                    if let Some(h) = b.model.health_of(iid) {
+                        b.detail(i, format!("health {}: {}", h.status.as_str(), h.message));
+                    }
+                }
+            }
+        }
+        if branch == Branch::Certificate {
+            for &c in cx.challenges.get(&t.host).into_iter().flatten() {
+                if graph.obj(c).namespace.as_deref() == Some(ns) {
+                    let cn = b.target("challenge", Layer::Tls, Branch::Certificate, n, &Target::Found(c), "");
+                    if let Some(ch) = graph.view::<views::AcmeChallenge>(c) {
+                        let state = ch.status.state.clone().unwrap_or_else(|| "unknown".into());
+                        let reason = ch.status.reason.clone().unwrap_or_default();
+                        b.detail(cn, format!("{} {state} {reason}", ch.spec.type_).trim().to_string());
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn service_detail(b: &mut Builder<'_>, n: usize, s: &views::Service, port: Option<&PortRef>) {
+    let ty = s.spec.service_type.clone().unwrap_or_else(|| "ClusterIP".into());
+    let p = port.and_then(|want| {
+        s.spec.ports.iter().find(|sp| match want {
+            PortRef::Number(x) => sp.port == *x,
+            PortRef::Name(name) => sp.name.as_deref() == Some(name.as_str()),
+        })
+    });
+    match (p, port) {
+        (Some(sp), _) => b.detail(
+            n,
+            format!(
+                "{ty}, port {}{} → targetPort {}",
+                sp.port,
+                sp.name.as_ref().map(|x| format!(" ({x})")).unwrap_or_default(),
+                sp.target_port.as_ref().map_or(sp.port.to_string(), ToString::to_string)
+            ),
+        ),
+        (None, Some(want)) => b.detail(n, format!("{ty}, no port {want}")),
+        (None, None) => b.detail(n, ty),
+    }
+    if let Some(lb) = s.status.as_ref().and_then(|st| st.load_balancer.as_ref()) {
+        let addrs: Vec<String> =
+            lb.ingress.iter().filter_map(|i| i.ip.clone().or_else(|| i.hostname.clone())).collect();
+        if !addrs.is_empty() {
+            b.detail(n, format!("load balancer {}", addrs.join(", ")));
+        }
+    }
+}
+
+fn workload_detail(
+    b: &mut Builder<'_>,
+    n: usize,
+    w: &views::Workload,
+    svc: Option<&views::Service>,
+    port: Option<&PortRef>,
+) {
+    if let Some(st) = &w.status {
+        let ready = st.get("readyReplicas").and_then(serde_json::Value::as_i64);
+        let want = w.replicas.or_else(|| st.get("replicas").and_then(serde_json::Value::as_i64));
+        if let Some(want) = want {
+            b.detail(n, format!("{} of {want} replicas ready", ready.unwrap_or(0)));
+        }
+    }
+    // The container port the Service's targetPort lands on.
+    let target = svc.and_then(|s| {
+        let sp = match port {
+            Some(PortRef::Number(x)) => s.spec.ports.iter().find(|p| p.port == *x),
+            Some(PortRef::Name(name)) => s.spec.ports.iter().find(|p| p.name.as_deref() == Some(name.as_str())),
+            None => s.spec.ports.first(),
+        }?;
+        Some(sp.target_port.clone().unwrap_or(PortRef::Number(sp.port)))
+    });
+    if let Some(tp) = target {
+        let hit = w.containers.iter().find_map(|c| {
+            c.ports
+                .iter()
+                .find(|p| match &tp {
+                    PortRef::Number(x) => p.container_port == *x,
+                    PortRef::Name(name) => p.name.as_deref() == Some(name.as_str()),
+                })
+                .map(|p| (c.name.clone(), p.container_port))
+        });
+        match hit {
+            Some((c, p)) => b.detail(n, format!("targetPort {tp} → container `{c}` port {p}")),
+            None if matches!(tp, PortRef::Name(_)) => {
+                b.detail(n, format!("targetPort {tp}: no container port of that name"))
+            }
+            None => b.detail(n, format!("targetPort {tp} (not declared by a container; may still listen)")),
+        }
+    }
+}
+
+fn application_detail(b: &mut Builder<'_>, n: usize, app: ObjId) {
+    if let Some(a) = b.graph.view::<views::Application>(app) {
+        if let Some(s) = &a.status.sync.status {
+            b.detail(n, format!("sync {s}"));
+        }
+    }
+    if let Some(h) = b.model.health_of(app) {
+        if !h.own {
+            b.detail(
+                n,
+                format!(
+                    "health {}{}",
+                    h.status.as_str(),
+                    if h.message.is_empty() { String::new() } else { format!(": {}", h.message) }
+                ),
+            );
+        }
+    }
+}
+
+fn app_detail(b: &mut Builder<'_>, n: usize, obs: Option<&TargetObservation>) {
+    let Some(o) = obs else {
+        b.nodes[n].state = NodeState::Unknown;
+        b.detail(n, "not probed");
+        return;
+    };
+    if let Some(tls) = &o.tls {
+        let served = tls.chain.first().map(|c| format!(", served leaf sha256 {}", c.sha256)).unwrap_or_default();
+        b.detail(
+            n,
+            format!(
+                "TLS {:?}: {} {} ALPN {}{served}",
+                tls.outcome,
+                tls.version.clone().unwrap_or_default(),
+                tls.cipher.clone().unwrap_or_default(),
+                tls.alpn.clone().unwrap_or_else(|| "none".into())
+            ),
+        );
+    }
+    for h in &o.http {
+        let status = h.status.map_or_else(|| format!("{:?}", h.outcome), |s| s.to_string());
+        let server = h.header("server").map(|s| format!(" server: {s}")).unwrap_or_default();
+        b.detail(n, format!("{} {} → {status}{server}", h.protocol, h.url));
+    }
+    if let Some(g) = &o.grpc {
+        b.detail(n, format!("gRPC: {g:?}").chars().take(200).collect::<String>());
+    }
+    if o.http.is_empty() && o.grpc.is_none() {
+        b.nodes[n].state = NodeState::Unknown;
+        b.detail(n, "no HTTP answer observed");
+    }
+}

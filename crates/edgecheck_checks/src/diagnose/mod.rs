@@ -1,0 +1,299 @@
+//! Diagnosis: one host's request path, with the findings and observations placed on it, and the
+//! root cause first.
+//!
+//! The path is built from the graph (who claims the host, then listener → route → Service →
+//! workloads, with the certificate, GitOps and secret-delivery branches beside it). Findings attach
+//! to the nodes of the objects they name; probe findings attach to the node of their layer. The root
+//! cause is the earliest failing layer on the path (DESIGN.md "Path order"), followed back through
+//! what made the failing object wrong or absent: a producer that failed, or an object whose finding
+//! names it (a failed Job that should have created a missing Service). The chain lists the objects
+//! from the symptom back to that cause.
+//!
+//! Everything here is analysis; renderers draw [`Diagnosis`] as they find it.
+
+mod build;
+mod claims;
+mod root;
+
+use edgecheck_core::observation::TargetObservation;
+use edgecheck_core::{Finding, Graph, Layer, ObjectRef};
+
+use crate::model::Model;
+
+pub use claims::{Claim, ClaimIndex, RouteKind};
+
+/// What a diagnosis is about: one URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TraceTarget {
+    /// As given or as written for a host found in the inventory (`https://shop.example.com/`).
+    pub target: String,
+    /// `https`, `http`, `grpcs`, `grpc`.
+    pub scheme: String,
+    /// Host name, lowercase.
+    pub host: String,
+    /// Port (the scheme's default when not given).
+    pub port: u16,
+    /// Path, `/` when not given.
+    pub path: String,
+}
+
+impl TraceTarget {
+    /// Parses `scheme://host[:port][/path]`, `host[:port][/path]` (https) or a bare host.
+    pub fn parse(s: &str) -> Option<TraceTarget> {
+        let (scheme, rest) = match s.split_once("://") {
+            Some((sc, rest)) => (sc.to_ascii_lowercase(), rest),
+            None => ("https".to_string(), s),
+        };
+        let default_port = match scheme.as_str() {
+            "https" | "grpcs" => 443,
+            "http" | "grpc" => 80,
+            _ => return None,
+        };
+        let (authority, path) = match rest.find(['/', '?', '#']) {
+            Some(i) if rest[i..].starts_with('/') => (&rest[..i], rest[i..].split(['?', '#']).next().unwrap_or("/")),
+            Some(i) => (&rest[..i], "/"),
+            None => (rest, "/"),
+        };
+        let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+        let (host, port) = if let Some(v6) = authority.strip_prefix('[') {
+            let (h, tail) = v6.split_once(']')?;
+            let port = match tail.strip_prefix(':') {
+                Some(p) => p.parse().ok()?,
+                None => default_port,
+            };
+            (h.to_string(), port)
+        } else {
+            match authority.rsplit_once(':') {
+                Some((h, p)) => (h.to_string(), p.parse().ok()?),
+                None => (authority.to_string(), default_port),
+            }
+        };
+        if host.is_empty() {
+            return None;
+        }
+        let host = edgecheck_core::hostname::normalize(&host);
+        let path = if path.is_empty() { "/".to_string() } else { path.to_string() };
+        let target = if port == default_port {
+            format!("{scheme}://{host}{path}")
+        } else {
+            format!("{scheme}://{host}:{port}{path}")
+        };
+        Some(TraceTarget { target, scheme, host, port, path })
+    }
+
+    /// A TLS scheme.
+    pub fn tls(&self) -> bool {
+        matches!(self.scheme.as_str(), "https" | "grpcs")
+    }
+
+    /// A gRPC scheme.
+    pub fn grpc(&self) -> bool {
+        matches!(self.scheme.as_str(), "grpc" | "grpcs")
+    }
+}
+
+/// The part of the picture a node belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Branch {
+    /// On the request's way: name, entry, listener, TLS, route, Service, workloads, app.
+    Request,
+    /// What makes the served certificate: Secret ← Certificate ← Issuer ← Challenge.
+    Certificate,
+    /// The Argo CD Applications that own the objects on the path.
+    Gitops,
+    /// ExternalSecret → Secret → pod.
+    Secrets,
+    /// Objects whose failure explains a node (a failed Job behind a missing Service).
+    Cause,
+}
+
+impl Branch {
+    /// Lowercase name for output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Branch::Request => "request",
+            Branch::Certificate => "certificate",
+            Branch::Gitops => "gitops",
+            Branch::Secrets => "secrets",
+            Branch::Cause => "cause",
+        }
+    }
+}
+
+/// A node's state, from the findings on it and what was observed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum NodeState {
+    /// An error-level finding: the path is broken here.
+    Error,
+    /// Named but not in the inventory.
+    Missing,
+    /// A warning-level finding.
+    Warning,
+    /// Nothing wrong found.
+    Ok,
+    /// Not known (not probed, not reached).
+    Unknown,
+}
+
+impl NodeState {
+    /// Lowercase name for output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeState::Error => "error",
+            NodeState::Missing => "missing",
+            NodeState::Warning => "warning",
+            NodeState::Ok => "ok",
+            NodeState::Unknown => "unknown",
+        }
+    }
+
+    /// Error or missing.
+    pub fn broken(self) -> bool {
+        matches!(self, NodeState::Error | NodeState::Missing)
+    }
+}
+
+/// One node of the path graph.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PathNode {
+    /// What it is: `name`, `address`, `entry`, `listener`, `tls`, `route`, `service`, `endpoints`,
+    /// `workload`, `port`, `app`, or the object's kind for side branches.
+    pub role: &'static str,
+    /// One line: `HTTPRoute zitadel/zitadel`, `id.example.com`.
+    pub label: String,
+    /// The object, when the node is one (present or missing).
+    pub object: Option<ObjectRef>,
+    /// Its file and line.
+    pub file: Option<String>,
+    /// Line.
+    pub line: Option<u32>,
+    /// The layer it stands for.
+    pub layer: Layer,
+    /// Its branch.
+    pub branch: Branch,
+    /// The node it hangs under in the tree (`None` for the name, the root of the tree).
+    pub parent: Option<usize>,
+    /// State.
+    pub state: NodeState,
+    /// Facts: addresses, the listener's port and protocol, certificate names and dates, health.
+    pub detail: Vec<String>,
+    /// Findings on this node (indices into the findings).
+    pub findings: Vec<usize>,
+}
+
+/// One link of the chain from the symptom back to the root cause.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainLink {
+    /// The object (for probe findings, the endpoint).
+    pub object: ObjectRef,
+    /// The node it is on.
+    pub node: usize,
+    /// What is wrong with it, in a few words (`Degraded`, `missing`, `ResolvedRefs=False BackendNotFound`).
+    pub state: String,
+    /// The finding that says so.
+    pub finding: Option<usize>,
+    /// Its layer.
+    pub layer: Layer,
+}
+
+/// The verdict for a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Verdict {
+    /// An error on the path: it fails for users now.
+    Broken,
+    /// Only warnings: it works, with a risk named.
+    AtRisk,
+    /// Nothing wrong found.
+    Ok,
+    /// No object claims the host (and nothing was observed to tell).
+    Unclaimed,
+}
+
+impl Verdict {
+    /// Lowercase name for output.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Broken => "broken",
+            Verdict::AtRisk => "at-risk",
+            Verdict::Ok => "ok",
+            Verdict::Unclaimed => "unclaimed",
+        }
+    }
+}
+
+/// One target's diagnosis.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnosis {
+    /// The target.
+    pub target: TraceTarget,
+    /// The verdict.
+    pub verdict: Verdict,
+    /// The earliest failing layer on the path.
+    pub layer: Option<Layer>,
+    /// Whether TLS is passed through to the backend (path order changes: tls after backend).
+    pub passthrough: bool,
+    /// One line: what is broken and where.
+    pub summary: String,
+    /// The root cause: index into the findings.
+    pub root_cause: Option<usize>,
+    /// From the symptom back to the root cause.
+    pub chain: Vec<ChainLink>,
+    /// The path graph; `nodes[0]` is the host name.
+    pub nodes: Vec<PathNode>,
+    /// Findings explained by the root cause: on the chain's side branches or later layers.
+    pub consequences: Vec<usize>,
+    /// Other findings on the path, not on the chain (independent problems).
+    pub also: Vec<usize>,
+    /// How the claim was chosen, and other claims of the same host.
+    pub claims: Vec<String>,
+}
+
+impl Diagnosis {
+    /// The fix of the root cause's finding.
+    pub fn fix<'f>(&self, findings: &'f [Finding]) -> Option<&'f str> {
+        self.root_cause.and_then(|i| findings.get(i)).and_then(|f| f.fix.as_deref())
+    }
+}
+
+/// Diagnoses each target: claims, path, findings and observations on it, root cause.
+pub fn diagnose(
+    graph: &Graph,
+    model: &Model,
+    findings: &[Finding],
+    observations: &[TargetObservation],
+    targets: &[TraceTarget],
+) -> Vec<Diagnosis> {
+    let cx = build::Context::build(graph, model);
+    let index = root::FindingIndex::build(findings);
+    targets
+        .iter()
+        .map(|t| {
+            let obs = observations.iter().find(|o| observation_is_for(o, t));
+            let path = build::build(graph, model, &cx, t, obs);
+            root::conclude(graph, findings, &index, t, path, obs)
+        })
+        .collect()
+}
+
+/// Diagnoses every host the inventory claims (lint, scan): broken ones first.
+pub fn diagnose_all(graph: &Graph, model: &Model, findings: &[Finding]) -> Vec<Diagnosis> {
+    let cx = build::Context::build(graph, model);
+    let targets = cx.claims.hosts();
+    let index = root::FindingIndex::build(findings);
+    let mut out: Vec<Diagnosis> = targets
+        .iter()
+        .map(|t| {
+            let path = build::build(graph, model, &cx, t, None);
+            root::conclude(graph, findings, &index, t, path, None)
+        })
+        .collect();
+    out.sort_by(|a, b| (a.verdict, &a.target.host, a.target.port).cmp(&(b.verdict, &b.target.host, b.target.port)));
+    out
+}
+
+fn observation_is_for(o: &TargetObservation, t: &TraceTarget) -> bool {
+    edgecheck_core::hostname::normalize(&o.host) == t.host && o.port == t.port
+}
+
+#[cfg(test)]
+mod tests;

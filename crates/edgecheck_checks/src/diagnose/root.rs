@@ -1,0 +1,502 @@
+//! Places findings on the path and concludes: node states, the earliest failing layer, the chain
+//! from the symptom back to the root cause, and what the root cause explains.
+
+use std::collections::HashMap;
+
+use edgecheck_core::observation::TargetObservation;
+use edgecheck_core::{Finding, Graph, Layer, ObjectRef, Severity};
+
+use super::build::Path;
+use super::{Branch, ChainLink, Diagnosis, NodeState, PathNode, TraceTarget, Verdict};
+
+type Key = (String, Option<String>, String);
+
+fn key(r: &ObjectRef) -> Key {
+    (r.kind.clone(), r.namespace.clone(), r.name.clone())
+}
+
+/// Findings by the object they are about and by the objects they relate.
+pub(super) struct FindingIndex {
+    by_object: HashMap<Key, Vec<usize>>,
+    by_related: HashMap<Key, Vec<usize>>,
+}
+
+impl FindingIndex {
+    pub fn build(findings: &[Finding]) -> FindingIndex {
+        let mut by_object: HashMap<Key, Vec<usize>> = HashMap::new();
+        let mut by_related: HashMap<Key, Vec<usize>> = HashMap::new();
+        for (i, f) in findings.iter().enumerate() {
+            by_object.entry(key(&f.object)).or_default().push(i);
+            for r in &f.related {
+                if r != &f.object {
+                    by_related.entry(key(r)).or_default().push(i);
+                }
+            }
+        }
+        FindingIndex { by_object, by_related }
+    }
+}
+
+const PATH_LAYERS: [Layer; 6] = [Layer::Dns, Layer::Listener, Layer::Tls, Layer::Route, Layer::Backend, Layer::App];
+
+pub(super) fn conclude(
+    graph: &Graph,
+    findings: &[Finding],
+    index: &FindingIndex,
+    t: &TraceTarget,
+    path: Path,
+    obs: Option<&TargetObservation>,
+) -> Diagnosis {
+    let Path { mut nodes, passthrough, claims, claimed, .. } = path;
+    place(graph, findings, index, &mut nodes, obs);
+    for n in &mut nodes {
+        n.state = state_of(n, findings);
+    }
+    let rank = |l: Layer| l.path_rank(passthrough);
+    // The earliest failing layer: errors first, else warnings; request nodes only.
+    let mut on_path: Vec<(u8, Severity, usize, usize)> = Vec::new(); // layer rank, severity, node, finding
+    for (ni, n) in nodes.iter().enumerate() {
+        if n.branch != Branch::Request {
+            continue;
+        }
+        for &fi in &n.findings {
+            let f = &findings[fi];
+            if PATH_LAYERS.contains(&f.meta.layer) && f.severity != Severity::Info {
+                on_path.push((rank(f.meta.layer), f.severity, ni, fi));
+            }
+        }
+    }
+    on_path.sort_by_key(|&(r, s, ni, fi)| {
+        (s, r, std::cmp::Reverse(depth_rank(&nodes, ni)), reported(&findings[fi], &nodes[ni]), fi)
+    });
+    let Some(&(_, severity, root_node, first)) = on_path.first() else {
+        let verdict = if claimed { Verdict::Ok } else { Verdict::Unclaimed };
+        let summary = if claimed {
+            format!("{}: no problem found on the path ({} nodes)", t.target, nodes.len())
+        } else {
+            format!(
+                "{}: no Ingress, Gateway API route or Traefik IngressRoute in the inventory claims {}",
+                t.target, t.host
+            )
+        };
+        let also = all_findings(&nodes);
+        return Diagnosis {
+            target: t.clone(),
+            verdict,
+            layer: None,
+            passthrough,
+            summary,
+            root_cause: None,
+            chain: Vec::new(),
+            nodes,
+            consequences: Vec::new(),
+            also,
+            claims,
+        };
+    };
+    let layer = findings[first].meta.layer;
+
+    // Back from the failing node through what made it fail.
+    let mut descent = vec![root_node];
+    let mut cur = root_node;
+    while let Some(next) = cause_child(&nodes, findings, cur, severity) {
+        if descent.contains(&next) {
+            break;
+        }
+        descent.push(next);
+        cur = next;
+    }
+
+    // The chain, symptom first.
+    let mut chain: Vec<ChainLink> = Vec::new();
+    let mut in_chain: Vec<usize> = Vec::new();
+    let mut push = |chain: &mut Vec<ChainLink>, ni: usize, fi: usize| {
+        if in_chain.contains(&fi) {
+            return;
+        }
+        in_chain.push(fi);
+        chain.push(link(&nodes[ni], ni, &findings[fi], fi));
+    };
+    // Symptoms seen from outside: the probe's answer, then Applications reporting the fault.
+    for (ni, n) in nodes.iter().enumerate() {
+        if n.role == "app" {
+            for &fi in &n.findings {
+                if findings[fi].meta.layer == Layer::App && fi != first {
+                    push(&mut chain, ni, fi);
+                }
+            }
+        }
+    }
+    for (ni, n) in nodes.iter().enumerate() {
+        if n.branch == Branch::Gitops {
+            for &fi in &n.findings {
+                let f = &findings[fi];
+                let names_path = f.related.iter().any(|r| {
+                    nodes
+                        .iter()
+                        .any(|m| m.branch == Branch::Request && m.object.as_ref().is_some_and(|o| key(o) == key(r)))
+                });
+                if names_path && f.severity <= severity {
+                    push(&mut chain, ni, fi);
+                }
+            }
+        }
+    }
+    // Upstream nodes that show the same fault (a route whose ResolvedRefs is False).
+    let mut upstream: Vec<(usize, usize)> = Vec::new();
+    for (ni, n) in nodes.iter().enumerate() {
+        if n.branch == Branch::Request && ni != root_node && depth_rank(&nodes, ni) < depth_rank(&nodes, root_node) {
+            for &fi in &n.findings {
+                if findings[fi].meta.layer == layer && findings[fi].severity <= severity {
+                    upstream.push((ni, fi));
+                }
+            }
+        }
+    }
+    upstream.sort_by_key(|&(ni, fi)| (depth_rank(&nodes, ni), fi));
+    for (ni, fi) in upstream {
+        push(&mut chain, ni, fi);
+    }
+    // The failing node's own findings of that layer: what other objects report of it (a route's
+    // ResolvedRefs=False), then what is wrong with it.
+    let mut reports: Vec<usize> = nodes[root_node]
+        .findings
+        .iter()
+        .copied()
+        .filter(|&fi| fi != first && findings[fi].meta.layer == layer && findings[fi].severity <= severity)
+        .filter(|&fi| reported(&findings[fi], &nodes[root_node]))
+        .collect();
+    reports.dedup_by_key(|fi| findings[*fi].object.clone());
+    for fi in reports {
+        let f = &findings[fi];
+        if !in_chain_object(&chain, &f.object) {
+            chain.push(ChainLink {
+                object: f.object.clone(),
+                node: root_node,
+                state: short_state(&f.message).unwrap_or_else(|| f.meta.name.to_string()),
+                finding: Some(fi),
+                layer: f.meta.layer,
+            });
+        }
+    }
+    push(&mut chain, root_node, first);
+    for &ni in &descent[1..] {
+        let mut fs: Vec<usize> =
+            nodes[ni].findings.iter().copied().filter(|&fi| findings[fi].severity <= severity).collect();
+        fs.sort_by_key(|&fi| (findings[fi].meta.layer.path_rank(passthrough), findings[fi].severity, fi));
+        for fi in fs {
+            push(&mut chain, ni, fi);
+        }
+    }
+    let root_cause = chain.last().and_then(|l| l.finding);
+
+    // The rest: under the root when it hangs below a chain node or names a chain object.
+    let chain_nodes: Vec<usize> = chain.iter().map(|l| l.node).collect();
+    let chain_objects: Vec<Key> = chain.iter().map(|l| key(&l.object)).collect();
+    let mut consequences = Vec::new();
+    let mut also = Vec::new();
+    let mut seen: Vec<usize> = chain.iter().filter_map(|l| l.finding).collect();
+    for (ni, n) in nodes.iter().enumerate() {
+        for &fi in &n.findings {
+            if seen.contains(&fi) {
+                continue;
+            }
+            seen.push(fi);
+            let f = &findings[fi];
+            let below = chain_nodes.iter().any(|&c| is_descendant(&nodes, ni, c));
+            let names = f.related.iter().any(|r| chain_objects.contains(&key(r)));
+            let later = PATH_LAYERS.contains(&f.meta.layer) && rank(f.meta.layer) > rank(layer);
+            if below || names || later || n.branch != Branch::Request {
+                consequences.push(fi);
+            } else {
+                also.push(fi);
+            }
+        }
+    }
+    let verdict = if severity == Severity::Error { Verdict::Broken } else { Verdict::AtRisk };
+    let f0 = &findings[first];
+    let mut summary = format!(
+        "{}: {} at {layer}: {}",
+        t.target,
+        if verdict == Verdict::Broken { "broken" } else { "at risk" },
+        f0.message
+    );
+    if let Some(rc) = root_cause.filter(|&rc| rc != first) {
+        summary.push_str(&format!(" — root cause: {}", findings[rc].message));
+    }
+    Diagnosis {
+        target: t.clone(),
+        verdict,
+        layer: Some(layer),
+        passthrough,
+        summary,
+        root_cause,
+        chain,
+        nodes,
+        consequences,
+        also,
+        claims,
+    }
+}
+
+/// A finding that another object reports about this node (a condition on the referrer), rather
+/// than the node's own fault.
+fn reported(f: &Finding, n: &PathNode) -> bool {
+    n.object.as_ref().is_none_or(|o| key(o) != key(&f.object))
+        && short_state(&f.message).is_some_and(|s| s.contains('='))
+}
+
+fn in_chain_object(chain: &[ChainLink], o: &ObjectRef) -> bool {
+    chain.iter().any(|l| key(&l.object) == key(o))
+}
+
+fn all_findings(nodes: &[PathNode]) -> Vec<usize> {
+    let mut v: Vec<usize> = nodes.iter().flat_map(|n| n.findings.iter().copied()).collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Depth of a node on the request path: its distance from the name (the tree is built in path order).
+fn depth_rank(nodes: &[PathNode], ni: usize) -> usize {
+    let mut d = 0;
+    let mut cur = ni;
+    while let Some(p) = nodes[cur].parent {
+        d += 1;
+        cur = p;
+        if d > nodes.len() {
+            break;
+        }
+    }
+    d
+}
+
+fn is_descendant(nodes: &[PathNode], ni: usize, ancestor: usize) -> bool {
+    let mut cur = nodes[ni].parent;
+    let mut steps = 0;
+    while let Some(p) = cur {
+        if p == ancestor {
+            return true;
+        }
+        cur = nodes[p].parent;
+        steps += 1;
+        if steps > nodes.len() {
+            break;
+        }
+    }
+    false
+}
+
+/// The child that explains `ni`: a producer or cause hanging under it with a finding at least as
+/// severe, first in order.
+fn cause_child(nodes: &[PathNode], findings: &[Finding], ni: usize, severity: Severity) -> Option<usize> {
+    nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| {
+            n.parent == Some(ni) && matches!(n.branch, Branch::Cause | Branch::Certificate | Branch::Secrets)
+        })
+        .filter(|(_, n)| n.findings.iter().any(|&fi| findings[fi].severity <= severity))
+        .min_by_key(|(ci, n)| (n.branch != Branch::Cause, *ci))
+        .map(|(ci, _)| ci)
+}
+
+/// Places each finding on one node: a node (of its object, then of an object it relates) whose
+/// layer is the finding's, else the node of its object, else a node it relates — a finding about an
+/// object off the path that names one on it becomes a cause node under that one, and the cause
+/// node's own findings follow. Probe findings go to the node of their layer.
+fn place(
+    graph: &Graph,
+    findings: &[Finding],
+    index: &FindingIndex,
+    nodes: &mut Vec<PathNode>,
+    obs: Option<&TargetObservation>,
+) {
+    let mut placed: HashMap<usize, usize> = HashMap::new();
+    let mut from = 0;
+    for _round in 0..4 {
+        let count = nodes.len();
+        if from >= count {
+            break;
+        }
+        let mut candidates: HashMap<usize, Vec<(usize, bool)>> = HashMap::new(); // finding -> (node, direct)
+        for ni in 0..count {
+            let Some(r) = nodes[ni].object.clone() else { continue };
+            let k = key(&r);
+            let fresh = ni >= from;
+            for &fi in index.by_object.get(&k).into_iter().flatten() {
+                if fresh || candidates.contains_key(&fi) {
+                    candidates.entry(fi).or_default().push((ni, true));
+                }
+            }
+            for &fi in index.by_related.get(&k).into_iter().flatten() {
+                if fresh || candidates.contains_key(&fi) {
+                    candidates.entry(fi).or_default().push((ni, false));
+                }
+            }
+        }
+        from = count;
+        let mut order: Vec<usize> = candidates.keys().copied().filter(|fi| !placed.contains_key(fi)).collect();
+        order.sort_unstable();
+        for fi in order {
+            let cands = &candidates[&fi];
+            let f = &findings[fi];
+            let same_layer = |c: &&(usize, bool)| nodes[c.0].layer == f.meta.layer;
+            // A node it relates takes it only when its own object is on the path too (a route's
+            // finding about its missing Service); a finding about an object off the path makes
+            // that object a cause node.
+            let on_path = cands.iter().any(|c| c.1);
+            let pick = cands
+                .iter()
+                .filter(|c| c.1)
+                .find(same_layer)
+                .or_else(|| cands.iter().filter(|c| !c.1 && on_path).find(same_layer))
+                .or_else(|| cands.iter().find(|c| c.1))
+                .map(|c| c.0);
+            let ni = match pick {
+                Some(ni) => ni,
+                None => {
+                    if f.object.kind == "Endpoint" || f.severity == Severity::Info {
+                        continue;
+                    }
+                    let anchor = cands.iter().find(same_layer).unwrap_or(&cands[0]).0;
+                    cause_node(graph, nodes, anchor, &f.object, f.meta.layer)
+                }
+            };
+            placed.insert(fi, ni);
+        }
+    }
+    // Probe findings about this target.
+    if let Some(o) = obs {
+        let names = [o.url.as_str(), o.target.as_str()];
+        for (fi, f) in findings.iter().enumerate() {
+            if f.object.kind != "Endpoint" || !names.contains(&f.object.name.as_str()) || placed.contains_key(&fi) {
+                continue;
+            }
+            let role = match f.meta.layer {
+                Layer::Dns => "name",
+                Layer::Listener => "entry",
+                Layer::Tls => "tls",
+                Layer::Route => "route",
+                Layer::Backend => "service",
+                _ => "app",
+            };
+            let ni = nodes
+                .iter()
+                .position(|n| n.branch == Branch::Request && n.role == role)
+                .or_else(|| nodes.iter().position(|n| n.role == "app"))
+                .unwrap_or(0);
+            placed.insert(fi, ni);
+        }
+    }
+    let mut pairs: Vec<(usize, usize)> = placed.into_iter().map(|(fi, ni)| (ni, fi)).collect();
+    pairs.sort_unstable();
+    for (ni, fi) in pairs {
+        nodes[ni].findings.push(fi);
+    }
+    for n in nodes.iter_mut() {
+        n.findings.sort_by_key(|&fi| (findings[fi].severity, fi));
+    }
+}
+
+fn cause_node(graph: &Graph, nodes: &mut Vec<PathNode>, anchor: usize, object: &ObjectRef, layer: Layer) -> usize {
+    if let Some(i) = nodes.iter().position(|n| n.object.as_ref() == Some(object) && n.parent == Some(anchor)) {
+        return i;
+    }
+    let found =
+        graph.find_kind(&object.group_kind(), object.namespace.as_deref(), &object.name).map(|id| graph.obj(id));
+    let label = match &object.namespace {
+        Some(ns) => format!("{} {ns}/{}", object.kind, object.name),
+        None => format!("{} {}", object.kind, object.name),
+    };
+    nodes.push(PathNode {
+        role: "cause",
+        label,
+        object: Some(object.clone()),
+        file: found.and_then(|o| o.source.file.clone()),
+        line: found.and_then(|o| o.source.line),
+        layer,
+        branch: if object.kind == "Application" { Branch::Gitops } else { Branch::Cause },
+        parent: Some(anchor),
+        state: NodeState::Ok,
+        detail: Vec::new(),
+        findings: Vec::new(),
+    });
+    nodes.len() - 1
+}
+
+fn state_of(n: &PathNode, findings: &[Finding]) -> NodeState {
+    let worst = n.findings.iter().map(|&fi| findings[fi].severity).min();
+    let missing = n.label.ends_with("(not in the inventory)");
+    match worst {
+        Some(Severity::Error) if missing => NodeState::Missing,
+        Some(Severity::Error) => NodeState::Error,
+        Some(Severity::Warning) => NodeState::Warning,
+        _ if n.state == NodeState::Unknown => NodeState::Unknown,
+        _ => NodeState::Ok,
+    }
+}
+
+fn link(n: &PathNode, ni: usize, f: &Finding, fi: usize) -> ChainLink {
+    // A finding drawn from an Event names the Event: the chain shows it as the Event.
+    let object = f
+        .related
+        .iter()
+        .find(|r| r.kind == "Event" && f.meta.layer != Layer::Backend)
+        .cloned()
+        .or_else(|| n.object.clone())
+        .unwrap_or_else(|| f.object.clone());
+    let event_message = f.evidence.iter().find_map(|e| e.strip_prefix("message: ")).map(|m| {
+        let m = m.strip_prefix("Back-off restarting failed container").map_or(m, |r| r.trim_start_matches([':', ' ']));
+        let m = m.split_once(" in pod ").map_or(m, |(a, _)| a);
+        format!("\"{m}\"")
+    });
+    let state = if n.state == NodeState::Missing && object.kind != "Event" {
+        "missing".to_string()
+    } else if let Some(m) = event_message.filter(|_| object.kind == "Event") {
+        m
+    } else {
+        short_state(&f.message).unwrap_or_else(|| f.meta.name.to_string())
+    };
+    ChainLink { object, node: ni, state, finding: Some(fi), layer: f.meta.layer }
+}
+
+/// `ResolvedRefs=False BackendNotFound`, `Degraded`, `failed (BackoffLimitExceeded)`, or a quoted
+/// controller message, when the message carries one.
+fn short_state(message: &str) -> Option<String> {
+    let re_cond = regex::Regex::new(r"\b([A-Z][A-Za-z]+)=(False|True|Unknown) ([A-Z][A-Za-z]+)").ok()?;
+    if let Some(c) = re_cond.captures(message) {
+        return Some(format!("{}={} {}", &c[1], &c[2], &c[3]));
+    }
+    for h in ["Degraded", "Missing", "OutOfSync", "Progressing", "Suspended"] {
+        if message.contains(&format!(" is {h}")) {
+            return Some(h.to_string());
+        }
+    }
+    if let Some(i) = message.find(" failed") {
+        let rest = &message[i + 1..];
+        let end = rest.find([';', ':']).unwrap_or(rest.len()).min(60);
+        return Some(rest[..end].trim_end_matches([',', '.']).to_string());
+    }
+    let q = message.find('"').and_then(|a| message[a + 1..].find('"').map(|b| &message[a + 1..a + 1 + b]));
+    q.map(|s| format!("\"{s}\""))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::short_state;
+
+    #[test]
+    fn short_states() {
+        assert_eq!(
+            short_state("HTTPRoute `a/b` parentRef `public`: ResolvedRefs=False BackendNotFound: Service").as_deref(),
+            Some("ResolvedRefs=False BackendNotFound")
+        );
+        assert_eq!(short_state("Application `argocd/gateway` is Degraded because of").as_deref(), Some("Degraded"));
+        assert_eq!(
+            short_state("Job `zitadel/zitadel-setup` failed (BackoffLimitExceeded); what").as_deref(),
+            Some("failed (BackoffLimitExceeded)")
+        );
+        assert_eq!(short_state("nothing here"), None);
+    }
+}

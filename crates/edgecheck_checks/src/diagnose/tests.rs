@@ -1,0 +1,1 @@
+//! Diagnosis tests: see tests in crates/edgecheck_checks/resources/traces.

@@ -16,6 +16,8 @@ use crate::model::Model;
 /// The path before findings are placed on it.
 pub(super) struct Path {
     pub nodes: Vec<PathNode>,
+    /// Graph ids of the nodes that are objects in the inventory (parallel to `nodes`).
+    pub ids: Vec<Option<ObjId>>,
     pub passthrough: bool,
     pub claims: Vec<String>,
     pub claimed: bool,
@@ -200,7 +202,7 @@ pub(super) fn build(
     let Some(claim) = claims.first() else {
         let app = b.add("app", Layer::App, Branch::Request, Some(name), What::Text("application".into()));
         app_detail(&mut b, app, obs);
-        return Path { nodes: b.nodes, passthrough: false, claims: lines, claimed: false };
+        return Path { nodes: b.nodes, ids: b.ids, passthrough: false, claims: lines, claimed: false };
     };
     let passthrough = claim.passthrough;
 
@@ -313,7 +315,7 @@ pub(super) fn build(
             }
         }
     }
-    Path { nodes: b.nodes, passthrough, claims: lines, claimed: true }
+    Path { nodes: b.nodes, ids: b.ids, passthrough, claims: lines, claimed: true }
 }
 
 fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> usize {

@@ -14,6 +14,7 @@
 mod build;
 mod claims;
 mod root;
+mod serving;
 
 use edgecheck_core::observation::TargetObservation;
 use edgecheck_core::{Finding, Graph, Layer, ObjectRef};
@@ -21,6 +22,7 @@ use edgecheck_core::{Finding, Graph, Layer, ObjectRef};
 use crate::model::Model;
 
 pub use claims::{Claim, ClaimIndex, RouteKind};
+pub use serving::{serving, Serving};
 
 /// What a diagnosis is about: one URL.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -33,6 +33,8 @@ pub enum Command {
     },
     /// Check a live cluster, read-only (discovery and list only); exit codes as `lint`.
     Scan(ScanArgs),
+    /// Follow one URL through every layer: probe and objects joined, the root cause first.
+    Trace(TraceArgs),
     /// Print a ClusterRole and ClusterRoleBinding granting exactly what `scan` reads (get, list).
     Rbac(RbacArgs),
 }
@@ -132,6 +134,17 @@ pub struct ProbeArgs {
     /// `https://host[:port]/path`, `http://...`, `grpc(s)://host:port`, or `HOST[:PORT]` (https).
     #[arg(required = true)]
     pub targets: Vec<String>,
+    /// Probe options.
+    #[command(flatten)]
+    pub probe: ProbeOpts,
+    /// Shared options.
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// Options of the probe (`probe` and `trace`).
+#[derive(Debug, Args)]
+pub struct ProbeOpts {
     /// Use ADDR for HOST:PORT instead of DNS (curl's `--resolve HOST:PORT:ADDR`). Repeatable.
     #[arg(long)]
     pub resolve: Vec<String>,
@@ -165,6 +178,34 @@ pub struct ProbeArgs {
     /// Write the raw observations as JSON to this file (a fixture sidecar, or evidence to keep).
     #[arg(long)]
     pub save_observations: Option<PathBuf>,
+}
+
+/// `trace`.
+#[derive(Debug, Args)]
+pub struct TraceArgs {
+    /// The URL whose path to follow: `https://host[:port]/path`, `http://...`, `grpc(s)://host:port`.
+    pub url: String,
+    /// Read the objects from these files, directories or dumps (`-` for stdin) instead of a cluster.
+    #[arg(long, num_args = 1..)]
+    pub from: Vec<PathBuf>,
+    /// Kubeconfig file, when reading the objects from a cluster.
+    #[arg(long, conflicts_with = "from")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context, when reading the objects from a cluster.
+    #[arg(long, conflicts_with = "from")]
+    pub context: Option<String>,
+    /// Objects only: do not probe the URL.
+    #[arg(long, conflicts_with = "observations")]
+    pub no_probe: bool,
+    /// Use observations saved by `--save-observations` instead of probing (offline replay).
+    #[arg(long)]
+    pub observations: Option<PathBuf>,
+    /// Default namespace of objects without one (files only).
+    #[arg(long)]
+    pub namespace: Option<String>,
+    /// Probe options.
+    #[command(flatten)]
+    pub probe: ProbeOpts,
     /// Shared options.
     #[command(flatten)]
     pub check: CheckArgs,

@@ -141,6 +141,7 @@ pub fn diagnosis_json(d: &Diagnosis) -> Value {
         "passthrough": d.passthrough,
         "summary": d.summary,
         "root_cause": d.root_cause,
+        "breaks_at": d.breaks_at,
         "chain": chain,
         "consequences": d.consequences,
         "also": d.also,

@@ -6,6 +6,7 @@ mod json;
 mod markdown;
 mod sarif;
 mod text;
+mod trace_text;
 
 use edgecheck_checks::diagnose::Diagnosis;
 use edgecheck_checks::{ObjectEntry, Summary};

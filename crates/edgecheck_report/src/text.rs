@@ -7,18 +7,45 @@ use edgecheck_core::{Layer, Severity};
 
 use crate::Report;
 
-const RESET: &str = "\x1b[0m";
-const BOLD: &str = "\x1b[1m";
-const DIM: &str = "\x1b[2m";
-const RED: &str = "\x1b[31m";
-const YELLOW: &str = "\x1b[33m";
+pub(crate) const RESET: &str = "\x1b[0m";
+pub(crate) const BOLD: &str = "\x1b[1m";
+pub(crate) const DIM: &str = "\x1b[2m";
+pub(crate) const RED: &str = "\x1b[31m";
+pub(crate) const GREEN: &str = "\x1b[32m";
+pub(crate) const YELLOW: &str = "\x1b[33m";
 const BLUE: &str = "\x1b[34m";
-const CYAN: &str = "\x1b[36m";
+pub(crate) const CYAN: &str = "\x1b[36m";
 
 /// Renders findings as text.
 pub fn render_text(r: &Report<'_>, color: bool) -> String {
     let paint = |code: &'static str, s: &str| if color { format!("{code}{s}{RESET}") } else { s.to_string() };
     let mut out = String::new();
+    if r.trace {
+        // Each traced target: its path tree, then the findings on its path in full.
+        let mut on_path: Vec<usize> = Vec::new();
+        for d in r.diagnoses {
+            out.push_str(&crate::trace_text::trace_tree(d, r.findings, color));
+            let mut idx: Vec<usize> = d.nodes.iter().flat_map(|n| n.findings.iter().copied()).collect();
+            idx.sort_unstable();
+            idx.dedup();
+            let findings: Vec<_> = idx.iter().filter_map(|&i| r.findings.get(i)).cloned().collect();
+            out.push_str(&render_findings(&Report { findings: &findings, ..*r }, color));
+            on_path.extend(idx);
+        }
+        on_path.sort_unstable();
+        on_path.dedup();
+        let elsewhere = r.findings.len().saturating_sub(on_path.len());
+        if elsewhere > 0 {
+            let _ = writeln!(
+                out,
+                "{}",
+                paint(DIM, &format!("{elsewhere} other finding{} in the inventory, not on this path (`edgecheck lint` lists them)", plural(elsewhere)))
+            );
+        }
+        out.push_str(&summary_line(r, color));
+        return out;
+    }
+    out.push_str(&crate::trace_text::hosts_section(r.diagnoses, r.findings, color));
     if r.group_by_object {
         let mut targets: Vec<&edgecheck_core::ObjectRef> = Vec::new();
         for f in r.findings {

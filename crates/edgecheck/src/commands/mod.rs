@@ -4,6 +4,7 @@ mod catalogue;
 mod lint;
 mod probe;
 mod scan;
+mod trace;
 
 use crate::cli::{Cli, Command};
 
@@ -15,6 +16,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Checks { format } => catalogue::list(format),
         Command::Explain { check } => catalogue::explain(&check),
         Command::Scan(args) => scan::run(&args),
+        Command::Trace(args) => trace::run(&args),
         Command::Rbac(args) => scan::rbac(&args),
     }
 }

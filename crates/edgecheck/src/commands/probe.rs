@@ -6,40 +6,48 @@ use std::time::Duration;
 use anyhow::Context as _;
 use edgecheck_core::{Graph, Inventory, Options};
 
-use crate::cli::ProbeArgs;
+use edgecheck_core::observation::TargetObservation;
+
+use crate::cli::{ProbeArgs, ProbeOpts};
 use crate::config;
 
 pub fn run(args: &ProbeArgs) -> anyhow::Result<u8> {
     let loaded = config::discover(std::path::Path::new("."), args.check.config.as_deref(), args.check.no_config)?;
     let s = super::lint::settings(&args.check, &loaded.options)?;
+    let observations = probe(&args.targets, &args.probe, s.now)?;
+    let options = Options::default();
+    let graph = Graph::build(Inventory::default(), &options);
+    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &observations);
+    super::lint::emit_with(&graph, &analysis, &s, Some(observations.len()))
+}
+
+/// Probes `targets` with the probe options; saves the observations when asked.
+pub fn probe(targets: &[String], p: &ProbeOpts, now: i64) -> anyhow::Result<Vec<TargetObservation>> {
     let mut opts = edgecheck_probe::ProbeOptions {
-        cacert: args.cacert.clone(),
-        sni: args.sni.clone(),
-        alpn: args.alpn.clone(),
-        timeout: parse_duration(&args.timeout)?,
-        dns_server: args.dns_server.clone(),
-        concurrency: args.concurrency.max(1),
-        grpc: args.grpc,
-        legacy: args.legacy,
-        max_redirects: args.max_redirects,
-        now: Some(s.now),
+        cacert: p.cacert.clone(),
+        sni: p.sni.clone(),
+        alpn: p.alpn.clone(),
+        timeout: parse_duration(&p.timeout)?,
+        dns_server: p.dns_server.clone(),
+        concurrency: p.concurrency.max(1),
+        grpc: p.grpc,
+        legacy: p.legacy,
+        max_redirects: p.max_redirects,
+        now: Some(now),
         ..edgecheck_probe::ProbeOptions::default()
     };
-    for r in &args.resolve {
+    for r in &p.resolve {
         opts.resolve.push(parse_resolve(r)?);
     }
     if let Some(ca) = &opts.cacert {
         anyhow::ensure!(ca.is_file(), "--cacert {}: no such file", ca.display());
     }
-    let observations = edgecheck_probe::probe_blocking(&args.targets, &opts);
-    if let Some(path) = &args.save_observations {
+    let observations = edgecheck_probe::probe_blocking(targets, &opts);
+    if let Some(path) = &p.save_observations {
         let text = serde_json::to_string_pretty(&observations)?;
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
-    let options = Options::default();
-    let graph = Graph::build(Inventory::default(), &options);
-    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &observations);
-    super::lint::emit_with(&graph, &analysis, &s, Some(observations.len()))
+    Ok(observations)
 }
 
 /// `5s`, `500ms`, `1m`, or plain seconds.

@@ -20,20 +20,31 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         page_size: None,
         progress: progress_bar(),
     };
-    let scan = match edgecheck_kube::scan(&scan_options) {
-        Ok(s) => s,
+    let graph = match scan_graph(&scan_options, args.cni.clone(), cfg) {
+        Ok(g) => g,
         Err(e) => {
             eprintln!("edgecheck: {e}");
             return Ok(2);
         }
     };
+    let analysis = edgecheck_checks::analyze(&graph.0, &graph.1, s.now, &s.selection, &s.suppressions, &[]);
+    emit(&graph.0, &analysis, &s)
+}
+
+/// Lists the cluster and builds the graph, with the options a live inventory implies.
+pub fn scan_graph(
+    scan_options: &edgecheck_kube::ScanOptions,
+    cni: Option<String>,
+    cfg: &config::Options,
+) -> Result<(Graph, Options), String> {
+    let scan = edgecheck_kube::scan(scan_options).map_err(|e| e.to_string())?;
     for u in &scan.inventory.unchecked {
         eprintln!("edgecheck: could not check {} ({}): {}", u.kind, u.api_version, u.reason);
     }
     let options = Options {
         default_namespace: scan.default_namespace.clone(),
         api_versions: cfg.api_versions.clone().unwrap_or_default(),
-        cni: args.cni.clone().or_else(|| cfg.cni.clone()),
+        cni: cni.or_else(|| cfg.cni.clone()),
         // A full dump only when every served kind was listed in all namespaces: then what is not
         // there is absent. One namespace, or a kind refused (LOD007): objects may exist unseen, so
         // absence follows the partial-inventory rule (and a refused kind is never absent, see
@@ -41,9 +52,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         complete: Some(scan_options.namespace.is_none() && scan.inventory.unchecked.is_empty()),
         expiry_warning_days: cfg.expiry_warning_days.unwrap_or(14),
     };
-    let graph = Graph::build(scan.inventory, &options);
-    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &[]);
-    emit(&graph, &analysis, &s)
+    Ok((Graph::build(scan.inventory, &options), options))
 }
 
 /// The ClusterRole (get, list on exactly the resources `scan` reads) and its binding.
@@ -79,7 +88,7 @@ fn quoted(items: &[String]) -> String {
 
 /// A per-kind progress bar on stderr, only when stderr is a terminal (never in pipes, CI or JSON runs
 /// redirected to a file).
-fn progress_bar() -> Option<edgecheck_kube::Progress> {
+pub fn progress_bar() -> Option<edgecheck_kube::Progress> {
     use std::io::IsTerminal as _;
     if !std::io::stderr().is_terminal() {
         return None;

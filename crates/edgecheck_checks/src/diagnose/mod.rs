@@ -238,6 +238,8 @@ pub struct Diagnosis {
     pub summary: String,
     /// The root cause: index into the findings.
     pub root_cause: Option<usize>,
+    /// The node on the request path where it breaks (the earliest failing layer's node).
+    pub breaks_at: Option<usize>,
     /// From the symptom back to the root cause.
     pub chain: Vec<ChainLink>,
     /// The path graph; `nodes[0]` is the host name.

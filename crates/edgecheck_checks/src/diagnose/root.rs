@@ -53,10 +53,12 @@ pub(super) fn conclude(
         n.state = state_of(n, findings);
     }
     let rank = |l: Layer| l.path_rank(passthrough);
-    // The earliest failing layer: errors first, else warnings; request nodes only.
+    // The earliest failing layer: errors first, else warnings. Findings on the request path count,
+    // and so do those on the certificate branch: what fails to make the served certificate fails
+    // the TLS layer of the node it hangs under.
     let mut on_path: Vec<(u8, Severity, usize, usize)> = Vec::new(); // layer rank, severity, node, finding
     for (ni, n) in nodes.iter().enumerate() {
-        if n.branch != Branch::Request {
+        if !matches!(n.branch, Branch::Request | Branch::Certificate) {
             continue;
         }
         for &fi in &n.findings {
@@ -67,7 +69,8 @@ pub(super) fn conclude(
         }
     }
     on_path.sort_by_key(|&(r, s, ni, fi)| {
-        (s, r, std::cmp::Reverse(depth_rank(&nodes, ni)), reported(&findings[fi], &nodes[ni]), fi)
+        let on_request = nodes[ni].branch == Branch::Request;
+        (s, r, !on_request, std::cmp::Reverse(depth_rank(&nodes, ni)), reported(&findings[fi], &nodes[ni]), fi)
     });
     let Some(&(_, severity, root_node, first)) = on_path.first() else {
         let verdict = if claimed { Verdict::Ok } else { Verdict::Unclaimed };
@@ -87,6 +90,7 @@ pub(super) fn conclude(
             passthrough,
             summary,
             root_cause: None,
+            breaks_at: None,
             chain: Vec::new(),
             nodes,
             consequences: Vec::new(),
@@ -95,6 +99,8 @@ pub(super) fn conclude(
         };
     };
     let layer = findings[first].meta.layer;
+    // A finding on the certificate branch: the path breaks at the request node it hangs under.
+    let root_node = request_anchor(&nodes, root_node);
 
     // Back from the failing node through what made it fail.
     let mut descent = vec![root_node];
@@ -179,11 +185,21 @@ pub(super) fn conclude(
             });
         }
     }
-    push(&mut chain, root_node, first);
+    if nodes[root_node].findings.contains(&first) {
+        push(&mut chain, root_node, first);
+    } else if let Some(o) = nodes[root_node].object.clone() {
+        chain.push(ChainLink { object: o, node: root_node, state: passive_state(&nodes[root_node]), finding: None, layer });
+    }
     for &ni in &descent[1..] {
+        if !nodes[ni].findings.iter().any(|&fi| findings[fi].severity <= severity) {
+            if let Some(o) = nodes[ni].object.clone() {
+                chain.push(ChainLink { object: o, node: ni, state: passive_state(&nodes[ni]), finding: None, layer: nodes[ni].layer });
+            }
+            continue;
+        }
         let mut fs: Vec<usize> =
             nodes[ni].findings.iter().copied().filter(|&fi| findings[fi].severity <= severity).collect();
-        fs.sort_by_key(|&fi| (findings[fi].meta.layer.path_rank(passthrough), findings[fi].severity, fi));
+        fs.sort_by_key(|&fi| (std::cmp::Reverse(findings[fi].severity), findings[fi].meta.layer.path_rank(passthrough), fi));
         for fi in fs {
             push(&mut chain, ni, fi);
         }
@@ -231,6 +247,7 @@ pub(super) fn conclude(
         passthrough,
         summary,
         root_cause,
+        breaks_at: Some(root_node),
         chain,
         nodes,
         consequences,
@@ -288,17 +305,52 @@ fn is_descendant(nodes: &[PathNode], ni: usize, ancestor: usize) -> bool {
 }
 
 /// The child that explains `ni`: a producer or cause hanging under it with a finding at least as
-/// severe, first in order.
+/// severe, first in order; else a child on the path that is not in the inventory and whose own
+/// cause explains it (a Service nobody reports missing, behind it the Job that failed to make it).
 fn cause_child(nodes: &[PathNode], findings: &[Finding], ni: usize, severity: Severity) -> Option<usize> {
-    nodes
+    let explicit = nodes
         .iter()
         .enumerate()
-        .filter(|(_, n)| {
-            n.parent == Some(ni) && matches!(n.branch, Branch::Cause | Branch::Certificate | Branch::Secrets)
-        })
+        .filter(|(_, n)| n.parent == Some(ni) && matches!(n.branch, Branch::Cause | Branch::Certificate | Branch::Secrets))
         .filter(|(_, n)| n.findings.iter().any(|&fi| findings[fi].severity <= severity))
         .min_by_key(|(ci, n)| (n.branch != Branch::Cause, *ci))
-        .map(|(ci, _)| ci)
+        .map(|(ci, _)| ci);
+    explicit.or_else(|| {
+        nodes
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| n.parent == Some(ni) && n.branch == Branch::Request && not_in_inventory(n))
+            .find(|(ci, _)| cause_child(nodes, findings, *ci, severity).is_some())
+            .map(|(ci, _)| ci)
+    })
+}
+
+fn not_in_inventory(n: &PathNode) -> bool {
+    n.label.ends_with("(not in the inventory)")
+}
+
+/// The state of a node on the chain that carries no finding of its own.
+fn passive_state(n: &PathNode) -> String {
+    if not_in_inventory(n) {
+        "not in the inventory".into()
+    } else {
+        n.state.as_str().into()
+    }
+}
+
+/// The nearest node on the request path at or above `ni`.
+fn request_anchor(nodes: &[PathNode], ni: usize) -> usize {
+    let mut cur = ni;
+    for _ in 0..nodes.len() {
+        if nodes[cur].branch == Branch::Request {
+            return cur;
+        }
+        match nodes[cur].parent {
+            Some(p) => cur = p,
+            None => break,
+        }
+    }
+    ni
 }
 
 /// Places each finding on one node: a node (of its object, then of an object it relates) whose
@@ -336,6 +388,7 @@ fn place(
             }
         }
         from = count;
+        let mut deferred: Vec<(usize, usize)> = Vec::new();
         let mut order: Vec<usize> = candidates.keys().copied().filter(|fi| !placed.contains_key(fi)).collect();
         order.sort_unstable();
         for fi in order {
@@ -353,17 +406,26 @@ fn place(
                 .or_else(|| cands.iter().filter(|c| !c.1 && on_path).find(same_layer))
                 .or_else(|| cands.iter().find(|c| c.1))
                 .map(|c| c.0);
-            let ni = match pick {
-                Some(ni) => ni,
-                None => {
-                    if f.object.kind == "Endpoint" || f.severity == Severity::Info {
-                        continue;
-                    }
-                    let anchor = cands.iter().find(same_layer).unwrap_or(&cands[0]).0;
-                    cause_node(graph, nodes, anchor, &f.object, f.meta.layer)
+            match pick {
+                Some(ni) => {
+                    placed.insert(fi, ni);
                 }
-            };
-            placed.insert(fi, ni);
+                None if f.object.kind != "Endpoint" && f.severity != Severity::Info => {
+                    deferred.push((fi, cands.iter().find(same_layer).unwrap_or(&cands[0]).0));
+                }
+                None => {}
+            }
+        }
+        // Causes hang only under nodes that are broken or absent: a finding about some other
+        // object that merely names a healthy node on the path is not about this path.
+        for (fi, anchor) in deferred {
+            let broken = not_in_inventory(&nodes[anchor])
+                || placed.iter().any(|(&pf, &pn)| pn == anchor && findings[pf].severity != Severity::Info);
+            if broken {
+                let f = &findings[fi];
+                let ni = cause_node(graph, nodes, anchor, &f.object, f.meta.layer);
+                placed.insert(fi, ni);
+            }
         }
     }
     // Probe findings about this target.
@@ -427,7 +489,7 @@ fn cause_node(graph: &Graph, nodes: &mut Vec<PathNode>, anchor: usize, object: &
 
 fn state_of(n: &PathNode, findings: &[Finding]) -> NodeState {
     let worst = n.findings.iter().map(|&fi| findings[fi].severity).min();
-    let missing = n.label.ends_with("(not in the inventory)");
+    let missing = not_in_inventory(n);
     match worst {
         Some(Severity::Error) if missing => NodeState::Missing,
         Some(Severity::Error) => NodeState::Error,

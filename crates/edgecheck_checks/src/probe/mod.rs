@@ -5,6 +5,7 @@
 // --- probe (DNS100–DNS149, LSN100–LSN149, TLS100–TLS149, APP001–APP099) by h-probe
 mod dns_name_unresolved;
 mod dns_resolvers_disagree;
+mod endpoint_app_error;
 mod endpoint_connect_failed;
 mod endpoint_grpc_http1_only;
 mod endpoint_http_failed;
@@ -26,6 +27,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &endpoint_redirect_unsafe::EndpointRedirectUnsafe,
     &endpoint_grpc_http1_only::EndpointGrpcHttp1Only,
     &endpoint_http_failed::EndpointHttpFailed,
+    &endpoint_app_error::EndpointAppError,
     &dns_name_unresolved::DnsNameUnresolved,
     &dns_resolvers_disagree::DnsResolversDisagree,
     &endpoint_connect_failed::EndpointConnectFailed,

@@ -39,7 +39,13 @@ pub fn render_text(r: &Report<'_>, color: bool) -> String {
             let _ = writeln!(
                 out,
                 "{}",
-                paint(DIM, &format!("{elsewhere} other finding{} in the inventory, not on this path (`edgecheck lint` lists them)", plural(elsewhere)))
+                paint(
+                    DIM,
+                    &format!(
+                        "{elsewhere} other finding{} in the inventory, not on this path (`edgecheck lint` lists them)",
+                        plural(elsewhere)
+                    )
+                )
             );
         }
         out.push_str(&summary_line(r, color));

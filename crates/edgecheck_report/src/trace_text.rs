@@ -67,7 +67,8 @@ pub(crate) fn chain_line(d: &Diagnosis) -> String {
 pub(crate) fn hosts_section(diagnoses: &[Diagnosis], findings: &[Finding], color: bool) -> String {
     let paint = painter(color);
     let mut out = String::new();
-    let bad: Vec<&Diagnosis> = diagnoses.iter().filter(|d| matches!(d.verdict, Verdict::Broken | Verdict::AtRisk)).collect();
+    let bad: Vec<&Diagnosis> =
+        diagnoses.iter().filter(|d| matches!(d.verdict, Verdict::Broken | Verdict::AtRisk)).collect();
     if bad.is_empty() {
         return out;
     }
@@ -79,7 +80,14 @@ pub(crate) fn hosts_section(diagnoses: &[Diagnosis], findings: &[Finding], color
             let _ = writeln!(out, "  {}", chain_line(d));
         }
         if let Some(f) = d.root_cause.and_then(|i| findings.get(i)) {
-            let _ = writeln!(out, "  {} {} {}  {}", paint(DIM, "root cause:"), paint(BOLD, f.meta.code), f.message, paint(CYAN, &place(f)));
+            let _ = writeln!(
+                out,
+                "  {} {} {}  {}",
+                paint(DIM, "root cause:"),
+                paint(BOLD, f.meta.code),
+                f.message,
+                paint(CYAN, &place(f))
+            );
             if let Some(fix) = &f.fix {
                 let _ = writeln!(out, "  {} {fix}", paint(DIM, "fix:"));
             }
@@ -87,7 +95,12 @@ pub(crate) fn hosts_section(diagnoses: &[Diagnosis], findings: &[Finding], color
     }
     let ok = diagnoses.iter().filter(|d| d.verdict == Verdict::Ok).count();
     if ok > 0 {
-        let _ = writeln!(out, "{} {ok} other host{} with nothing wrong found", paint(GREEN, "✓"), if ok == 1 { "" } else { "s" });
+        let _ = writeln!(
+            out,
+            "{} {ok} other host{} with nothing wrong found",
+            paint(GREEN, "✓"),
+            if ok == 1 { "" } else { "s" }
+        );
     }
     out.push('\n');
     out
@@ -104,12 +117,17 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
         Verdict::Ok => GREEN,
         Verdict::Unclaimed => DIM,
     };
-    let _ = writeln!(out, "{} {} — {}", paint(BOLD, "trace"), paint(BOLD, &d.target.target), paint(vc, &verdict_text(d)));
+    let _ =
+        writeln!(out, "{} {} — {}", paint(BOLD, "trace"), paint(BOLD, &d.target.target), paint(vc, &verdict_text(d)));
     for c in &d.claims {
         let _ = writeln!(out, "  {}", paint(DIM, c));
     }
     if d.passthrough {
-        let _ = writeln!(out, "  {}", paint(DIM, "TLS passes through to the backend: path order dns → listener → route → backend → tls → app"));
+        let _ = writeln!(
+            out,
+            "  {}",
+            paint(DIM, "TLS passes through to the backend: path order dns → listener → route → backend → tls → app")
+        );
     }
     out.push('\n');
     let root_node = d.chain.iter().find(|l| l.finding == d.root_cause).map(|l| l.node);
@@ -123,7 +141,8 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
     let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
     while let Some((ni, depth)) = stack.pop() {
         let n = &d.nodes[ni];
-        let layer = if n.branch == Branch::Request { n.layer.as_str().to_string() } else { n.branch.as_str().to_string() };
+        let layer =
+            if n.branch == Branch::Request { n.layer.as_str().to_string() } else { n.branch.as_str().to_string() };
         let codes: Vec<&str> = n.findings.iter().filter_map(|&fi| findings.get(fi)).map(|f| f.meta.code).collect();
         let mut marks = String::new();
         if Some(ni) == breaks {
@@ -155,7 +174,14 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
     }
     out.push('\n');
     if let Some(f) = d.root_cause.and_then(|i| findings.get(i)) {
-        let _ = writeln!(out, "{} {} {}  {}", paint(BOLD, "root cause:"), paint(BOLD, f.meta.code), f.meta.name, paint(CYAN, &place(f)));
+        let _ = writeln!(
+            out,
+            "{} {} {}  {}",
+            paint(BOLD, "root cause:"),
+            paint(BOLD, f.meta.code),
+            f.meta.name,
+            paint(CYAN, &place(f))
+        );
         let _ = writeln!(out, "  {}", f.message);
         for e in &f.evidence {
             let _ = writeln!(out, "  {} {e}", paint(DIM, "│ evidence:"));
@@ -173,7 +199,8 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
                 Some(ns) => format!("{} {ns}/{}", l.object.kind, l.object.name),
                 None => format!("{} {}", l.object.kind, l.object.name),
             };
-            let code = l.finding.and_then(|fi| findings.get(fi)).map(|f| format!("  [{}]", f.meta.code)).unwrap_or_default();
+            let code =
+                l.finding.and_then(|fi| findings.get(fi)).map(|f| format!("  [{}]", f.meta.code)).unwrap_or_default();
             let _ = writeln!(out, "  {}{name} {}{code}", if i == 0 { "  " } else { "← " }, l.state);
         }
     }

@@ -17,7 +17,10 @@ use crate::config;
 
 pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
     let Some(target) = TraceTarget::parse(&args.url) else {
-        anyhow::bail!("`{}` is not a URL edgecheck can trace (https://host[:port]/path, http://, grpc://, grpcs://)", args.url);
+        anyhow::bail!(
+            "`{}` is not a URL edgecheck can trace (https://host[:port]/path, http://, grpc://, grpcs://)",
+            args.url
+        );
     };
     let start = args.from.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
     let loaded = config::discover(&start, args.check.config.as_deref(), args.check.no_config)?;
@@ -57,7 +60,11 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
             return Ok(2);
         }
         let options = Options {
-            default_namespace: args.namespace.clone().or_else(|| cfg.namespace.clone()).unwrap_or_else(|| "default".into()),
+            default_namespace: args
+                .namespace
+                .clone()
+                .or_else(|| cfg.namespace.clone())
+                .unwrap_or_else(|| "default".into()),
             api_versions: cfg.api_versions.clone().unwrap_or_default(),
             cni: cfg.cni.clone(),
             complete: None,

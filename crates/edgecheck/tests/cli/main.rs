@@ -6,3 +6,4 @@ mod lint;
 mod probe;
 mod scan;
 mod support;
+mod trace;

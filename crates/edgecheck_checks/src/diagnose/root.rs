@@ -105,7 +105,7 @@ pub(super) fn conclude(
     // Back from the failing node through what made it fail.
     let mut descent = vec![root_node];
     let mut cur = root_node;
-    while let Some(next) = cause_child(&nodes, findings, cur, severity) {
+    while let Some(next) = cause_child(&nodes, findings, cur, severity, layer) {
         if descent.contains(&next) {
             break;
         }
@@ -188,20 +188,52 @@ pub(super) fn conclude(
     if nodes[root_node].findings.contains(&first) {
         push(&mut chain, root_node, first);
     } else if let Some(o) = nodes[root_node].object.clone() {
-        chain.push(ChainLink { object: o, node: root_node, state: passive_state(&nodes[root_node]), finding: None, layer });
+        chain.push(ChainLink {
+            object: o,
+            node: root_node,
+            state: passive_state(&nodes[root_node]),
+            finding: None,
+            layer,
+        });
     }
     for &ni in &descent[1..] {
         if !nodes[ni].findings.iter().any(|&fi| findings[fi].severity <= severity) {
             if let Some(o) = nodes[ni].object.clone() {
-                chain.push(ChainLink { object: o, node: ni, state: passive_state(&nodes[ni]), finding: None, layer: nodes[ni].layer });
+                chain.push(ChainLink {
+                    object: o,
+                    node: ni,
+                    state: passive_state(&nodes[ni]),
+                    finding: None,
+                    layer: nodes[ni].layer,
+                });
             }
             continue;
         }
         let mut fs: Vec<usize> =
             nodes[ni].findings.iter().copied().filter(|&fi| findings[fi].severity <= severity).collect();
-        fs.sort_by_key(|&fi| (std::cmp::Reverse(findings[fi].severity), findings[fi].meta.layer.path_rank(passthrough), fi));
+        // Findings that name what came before on the chain connect to it: they go first.
+        let before: Vec<Key> = chain.iter().map(|l| key(&l.object)).collect();
+        let names_before = |fi: usize| findings[fi].related.iter().any(|r| before.contains(&key(r)));
+        fs.sort_by_key(|&fi| {
+            (
+                std::cmp::Reverse(findings[fi].severity),
+                !names_before(fi),
+                findings[fi].meta.layer.path_rank(passthrough),
+                fi,
+            )
+        });
         for fi in fs {
             push(&mut chain, ni, fi);
+        }
+    }
+    // One link per object: where one object carries several findings, the one that connects it
+    // to the chain stays.
+    let mut i = 0;
+    while i + 1 < chain.len() {
+        if key(&chain[i].object) == key(&chain[i + 1].object) && chain[i].node == chain[i + 1].node {
+            chain.remove(i + 1);
+        } else {
+            i += 1;
         }
     }
     let root_cause = chain.last().and_then(|l| l.finding);
@@ -307,11 +339,13 @@ fn is_descendant(nodes: &[PathNode], ni: usize, ancestor: usize) -> bool {
 /// The child that explains `ni`: a producer or cause hanging under it with a finding at least as
 /// severe, first in order; else a child on the path that is not in the inventory and whose own
 /// cause explains it (a Service nobody reports missing, behind it the Job that failed to make it).
-fn cause_child(nodes: &[PathNode], findings: &[Finding], ni: usize, severity: Severity) -> Option<usize> {
+fn cause_child(nodes: &[PathNode], findings: &[Finding], ni: usize, severity: Severity, layer: Layer) -> Option<usize> {
     let explicit = nodes
         .iter()
         .enumerate()
-        .filter(|(_, n)| n.parent == Some(ni) && matches!(n.branch, Branch::Cause | Branch::Certificate | Branch::Secrets))
+        .filter(|(_, n)| {
+            n.parent == Some(ni) && matches!(n.branch, Branch::Cause | Branch::Certificate | Branch::Secrets)
+        })
         .filter(|(_, n)| n.findings.iter().any(|&fi| findings[fi].severity <= severity))
         .min_by_key(|(ci, n)| (n.branch != Branch::Cause, *ci))
         .map(|(ci, _)| ci);
@@ -319,8 +353,10 @@ fn cause_child(nodes: &[PathNode], findings: &[Finding], ni: usize, severity: Se
         nodes
             .iter()
             .enumerate()
-            .filter(|(_, n)| n.parent == Some(ni) && n.branch == Branch::Request && not_in_inventory(n))
-            .find(|(ci, _)| cause_child(nodes, findings, *ci, severity).is_some())
+            .filter(|(_, n)| {
+                n.parent == Some(ni) && n.branch == Branch::Request && n.layer == layer && not_in_inventory(n)
+            })
+            .find(|(ci, _)| cause_child(nodes, findings, *ci, severity, layer).is_some())
             .map(|(ci, _)| ci)
     })
 }

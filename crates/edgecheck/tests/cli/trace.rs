@@ -1,0 +1,154 @@
+//! `edgecheck trace`: offline (objects from files, no probe or replayed observations), every
+//! example traceable, bad URLs refused.
+
+use crate::support::{edgecheck, json};
+
+fn repo_root() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+const NOW: &str = "2026-06-01T00:00:00Z";
+
+fn trace(args: &[&str]) -> (i32, serde_json::Value) {
+    let mut a = vec!["trace", "--format", "json", "--now", NOW];
+    a.extend_from_slice(args);
+    let r = edgecheck(&repo_root(), &a);
+    assert_ne!(r.code, 2, "{}", r.stderr);
+    (r.code, json(&r))
+}
+
+fn chain(d: &serde_json::Value) -> Vec<String> {
+    d["chain"]
+        .as_array()
+        .expect("chain")
+        .iter()
+        .map(|l| format!("{} {}", l["kind"].as_str().unwrap_or(""), l["name"].as_str().unwrap_or("")))
+        .collect()
+}
+
+fn root_code(v: &serde_json::Value, d: &serde_json::Value) -> String {
+    let i = d["root_cause"].as_u64().expect("a root cause") as usize;
+    v["findings"][i]["code"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn seed_004_chain_from_the_degraded_application_to_the_event() {
+    let (code, v) = trace(&["http://auth.example.com/", "--from", "examples/zitadel-dump", "--no-probe"]);
+    assert_eq!(code, 1);
+    let d = &v["diagnoses"][0];
+    assert_eq!(d["target"], "http://auth.example.com/");
+    assert_eq!(d["verdict"], "broken");
+    assert_eq!(d["layer"], "backend");
+    assert_eq!(
+        chain(d),
+        [
+            "Application gateway",
+            "HTTPRoute zitadel",
+            "Service zitadel",
+            "Job zitadel-setup",
+            "Event zitadel-setup-x7k2p.17a"
+        ]
+    );
+    assert_eq!(d["chain"][2]["state"], "missing");
+    assert_eq!(d["chain"][4]["state"], "\"masterkey must be 32 bytes, got 24\"");
+    assert_eq!(root_code(&v, d), "SEC002");
+    // The node where it breaks is the missing Service on the request branch.
+    let at = &d["nodes"][d["breaks_at"].as_u64().expect("breaks_at") as usize];
+    assert_eq!(at["object"]["kind"], "Service");
+    assert_eq!(at["state"], "missing");
+    assert_eq!(at["branch"], "request");
+}
+
+#[test]
+fn text_draws_the_tree_with_the_root_cause_and_fix() {
+    let r = edgecheck(
+        &repo_root(),
+        &["trace", "http://auth.example.com/", "--from", "examples/zitadel-dump", "--no-probe", "--now", NOW],
+    );
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let out = &r.stdout;
+    assert!(out.starts_with("trace http://auth.example.com/ — broken at backend"), "{out}");
+    let svc = out.lines().find(|l| l.contains("Service zitadel/zitadel")).expect("service line");
+    assert!(svc.contains("◀ breaks here") && svc.contains('✗'), "{svc}");
+    let job = out.lines().find(|l| l.contains("Job zitadel/zitadel-setup")).expect("job line");
+    assert!(job.contains("◀ root cause"), "{job}");
+    assert!(out.contains("root cause: SEC002 secret-value-shape-invalid  examples/zitadel-dump/dump.yaml:"), "{out}");
+    assert!(out.contains("└ fix: rotate the value at its source"), "{out}");
+    assert!(out.contains("← Event zitadel/zitadel-setup-x7k2p.17a \"masterkey must be 32 bytes, got 24\""), "{out}");
+}
+
+#[test]
+fn every_example_host_can_be_traced_offline() {
+    // lint lists the hosts; trace each one without a cluster or network and get the same verdict.
+    let mut traced = 0;
+    for entry in std::fs::read_dir(repo_root().join("examples")).expect("examples") {
+        let dir = entry.expect("entry").path();
+        let rel = format!("examples/{}", dir.file_name().and_then(|n| n.to_str()).unwrap_or_default());
+        let r = edgecheck(&repo_root(), &["lint", "--format", "json", "--now", NOW, &rel]);
+        let lint = json(&r);
+        for d in lint["diagnoses"].as_array().expect("diagnoses") {
+            let target = d["target"].as_str().expect("target");
+            let (code, v) = trace(&[target, "--from", &rel, "--no-probe"]);
+            let t = &v["diagnoses"][0];
+            assert_eq!(t["target"], target);
+            assert_eq!(t["verdict"], d["verdict"], "{rel} {target}");
+            assert_eq!(t["chain"], d["chain"], "{rel} {target}");
+            assert_eq!(code, i32::from(t["verdict"] == "broken"), "{rel} {target}");
+            traced += 1;
+        }
+    }
+    assert!(traced >= 8, "only {traced} hosts traced");
+}
+
+#[test]
+fn examples_root_causes() {
+    let cases = [
+        ("alb-https-503", "https://shop.example.com/", "listener", "LSN030"),
+        ("cert-manager-mismatch", "https://example.com/", "tls", "TLS014"),
+        ("gateway-routes", "http://www.example.org/", "route", "RTE001"),
+        ("argocd-tls-passthrough", "https://argocd.example.com/", "backend", "BKD008"),
+    ];
+    for (ex, url, layer, code) in cases {
+        let (_, v) = trace(&[url, "--from", &format!("examples/{ex}"), "--no-probe"]);
+        let d = &v["diagnoses"][0];
+        assert_eq!(d["layer"], layer, "{ex}: {}", d["summary"]);
+        assert_eq!(root_code(&v, d), code, "{ex}: {}", d["summary"]);
+    }
+    let (code, v) = trace(&["https://shop.example.com/", "--from", "examples/clean", "--no-probe"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["diagnoses"][0]["verdict"], "ok");
+    assert!(v["diagnoses"][0]["root_cause"].is_null());
+}
+
+#[test]
+fn replayed_observations_join_the_objects() {
+    // The ALB example plus what a probe saw: nginx's 503 page. The listener fault in the objects
+    // stays the root cause; the probe's finding is on the path, not beside it.
+    let obs = "crates/edgecheck_checks/resources/fixtures/app/APP001_nginx_503.observations.json";
+    let (_, v) = trace(&["https://shop.example.com/", "--from", "examples/alb-https-503", "--observations", obs]);
+    let d = &v["diagnoses"][0];
+    assert_eq!(d["layer"], "listener", "{}", d["summary"]);
+    assert_eq!(v["summary"]["targets"], 1);
+    let on_path: Vec<u64> = d["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .flat_map(|n| n["findings"].as_array().cloned().unwrap_or_default())
+        .filter_map(|x| x.as_u64())
+        .collect();
+    let app001 =
+        v["findings"].as_array().expect("findings").iter().position(|f| f["code"] == "APP001").expect("APP001");
+    assert!(on_path.contains(&(app001 as u64)), "{on_path:?}");
+}
+
+#[test]
+fn unclaimed_host_and_bad_urls() {
+    let (code, v) = trace(&["https://nobody.example.net/", "--from", "examples/clean", "--no-probe"]);
+    assert_eq!(code, 0);
+    assert_eq!(v["diagnoses"][0]["verdict"], "unclaimed");
+    let r = edgecheck(&repo_root(), &["trace", "ftp://x/", "--from", "examples/clean", "--no-probe"]);
+    assert_eq!(r.code, 2);
+    assert!(r.stderr.contains("not a URL edgecheck can trace"), "{}", r.stderr);
+    let r = edgecheck(&repo_root(), &["trace", "https://x/", "--from", "no/such/dir", "--no-probe"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+}

@@ -19,6 +19,8 @@ mod serving;
 use edgecheck_core::observation::TargetObservation;
 use edgecheck_core::{Finding, Graph, Layer, ObjectRef};
 
+use rayon::prelude::*;
+
 use crate::model::Model;
 
 pub use claims::{Claim, ClaimIndex, RouteKind};
@@ -279,16 +281,22 @@ pub fn diagnose(
         .collect()
 }
 
-/// Diagnoses every host the inventory claims (lint, scan): broken ones first.
+/// Diagnoses every host the inventory claims (lint, scan): broken ones first. Hosts with nothing
+/// wrong keep their verdict and claims but not their path nodes.
 pub fn diagnose_all(graph: &Graph, model: &Model, findings: &[Finding]) -> Vec<Diagnosis> {
     let cx = build::Context::build(graph, model);
     let targets = cx.claims.hosts();
     let index = root::FindingIndex::build(findings);
     let mut out: Vec<Diagnosis> = targets
-        .iter()
+        .par_iter()
         .map(|t| {
             let path = build::build(graph, model, &cx, t, None);
-            root::conclude(graph, findings, &index, t, path, None)
+            let mut d = root::conclude(graph, findings, &index, t, path, None);
+            if d.verdict == Verdict::Ok {
+                // A healthy host is listed, not drawn: its path is what `trace` shows.
+                d.nodes.clear();
+            }
+            d
         })
         .collect();
     out.sort_by(|a, b| (a.verdict, &a.target.host, a.target.port).cmp(&(b.verdict, &b.target.host, b.target.port)));

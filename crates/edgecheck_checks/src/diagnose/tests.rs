@@ -1,1 +1,182 @@
-//! Diagnosis tests: see tests in crates/edgecheck_checks/resources/traces.
+//! Who claims a host, how the path is built, and where the root cause lands.
+
+use edgecheck_core::{Graph, Layer, Options};
+
+use super::*;
+use crate::select::Selection;
+
+fn run(yaml: &str, url: &str) -> (Diagnosis, Vec<Finding>) {
+    let options = Options::default();
+    let graph = Graph::build(edgecheck_load::load_text("t.yaml", yaml), &options);
+    let a = crate::analyze(&graph, &options, crate::test_support::NOW, &Selection::default(), &[], &[]);
+    let t = TraceTarget::parse(url).expect("url");
+    let d = diagnose(&graph, &a.model, &a.findings, &[], &[t]).remove(0);
+    (d, a.findings)
+}
+
+fn claimed_by(d: &Diagnosis) -> &str {
+    d.claims.first().map(String::as_str).unwrap_or("")
+}
+
+#[test]
+fn targets_parse_like_urls() {
+    let t = TraceTarget::parse("https://Shop.Example.com.:8443/api?x=1").expect("url");
+    assert_eq!((t.host.as_str(), t.port, t.path.as_str()), ("shop.example.com", 8443, "/api"));
+    assert_eq!(t.target, "https://shop.example.com:8443/api");
+    let t = TraceTarget::parse("grpcs://api.example.com").expect("url");
+    assert_eq!((t.port, t.tls(), t.grpc()), (443, true, true));
+    assert_eq!(TraceTarget::parse("shop.example.com").expect("bare").target, "https://shop.example.com/");
+    assert!(TraceTarget::parse("ftp://x/").is_none());
+    assert!(TraceTarget::parse("https://:443/").is_none());
+    assert!(TraceTarget::parse("https://h:99999/").is_none());
+}
+
+const INGRESSES: &str = r#"
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: wildcard, namespace: web}
+spec:
+  ingressClassName: nginx
+  rules:
+    - host: "*.example.com"
+      http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: catchall, port: {number: 80}}}}]}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: shop, namespace: web}
+spec:
+  ingressClassName: nginx
+  rules:
+    - host: shop.example.com
+      http:
+        paths:
+          - {path: /, pathType: Prefix, backend: {service: {name: front, port: {number: 80}}}}
+          - {path: /api, pathType: Prefix, backend: {service: {name: api, port: {number: 80}}}}
+"#;
+
+#[test]
+fn exact_host_beats_wildcard_and_the_longest_path_wins() {
+    let (d, _) = run(INGRESSES, "https://shop.example.com/api/v1/items");
+    assert!(claimed_by(&d).contains("Ingress `web/shop`"), "{:?}", d.claims);
+    assert!(d.claims.iter().any(|c| c.contains("also claimed by Ingress `web/wildcard`")), "{:?}", d.claims);
+    let svc = d.nodes.iter().find(|n| n.role == "service").expect("service");
+    assert_eq!(svc.object.as_ref().map(|o| o.name.as_str()), Some("api"));
+    let (d, _) = run(INGRESSES, "https://shop.example.com/apix");
+    let svc = d.nodes.iter().find(|n| n.role == "service").expect("service");
+    assert_eq!(svc.object.as_ref().map(|o| o.name.as_str()), Some("front"), "Prefix matches by path element");
+    // One label only for an Ingress wildcard.
+    let (d, _) = run(INGRESSES, "https://a.b.example.com/");
+    assert_eq!(d.verdict, Verdict::Unclaimed, "{:?}", d.claims);
+    let (d, _) = run(INGRESSES, "https://blog.example.com/");
+    assert!(claimed_by(&d).contains("Ingress `web/wildcard`"), "{:?}", d.claims);
+}
+
+#[test]
+fn traefik_rules_decide_by_host_and_path() {
+    let yaml = r#"
+apiVersion: traefik.io/v1alpha1
+kind: IngressRoute
+metadata: {name: shop, namespace: web}
+spec:
+  entryPoints: [websecure]
+  routes:
+    - match: Host(`shop.example.com`) && PathPrefix(`/api`)
+      kind: Rule
+      services: [{name: api, port: 80}]
+    - match: Host(`shop.example.com`) && !PathPrefix(`/api`)
+      kind: Rule
+      services: [{name: front, port: 80}]
+  tls: {secretName: shop-tls}
+"#;
+    let (d, _) = run(yaml, "https://shop.example.com/api/x");
+    let svc = d.nodes.iter().find(|n| n.role == "service").expect("service");
+    assert_eq!(svc.object.as_ref().map(|o| o.name.as_str()), Some("api"));
+    let (d, _) = run(yaml, "https://shop.example.com/cart");
+    let svc = d.nodes.iter().find(|n| n.role == "service").expect("service");
+    assert_eq!(svc.object.as_ref().map(|o| o.name.as_str()), Some("front"));
+    assert_eq!(d.nodes[1].label, "Traefik entry points websecure");
+    let tls = d.nodes.iter().find(|n| n.role == "tls").expect("tls");
+    assert_eq!(tls.object.as_ref().map(|o| o.name.as_str()), Some("shop-tls"));
+    let (d, _) = run(yaml, "https://other.example.com/");
+    assert_eq!(d.verdict, Verdict::Unclaimed);
+}
+
+const GATEWAY: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: cilium}
+spec: {controllerName: io.cilium/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: edge, namespace: edge}
+spec:
+  gatewayClassName: cilium
+  listeners:
+    - name: https
+      port: 443
+      protocol: HTTPS
+      hostname: "*.example.com"
+      allowedRoutes: {namespaces: {from: All}}
+      tls: {certificateRefs: [{name: wildcard-tls}]}
+    - name: passthrough
+      port: 443
+      protocol: TLS
+      hostname: argocd.example.com
+      tls: {mode: Passthrough}
+      allowedRoutes: {namespaces: {from: All}, kinds: [{kind: TLSRoute}]}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: argocd, namespace: argocd}
+spec:
+  parentRefs: [{name: edge, namespace: edge, sectionName: passthrough}]
+  hostnames: [argocd.example.com]
+  rules: [{backendRefs: [{name: argocd-server, port: 443}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: shop, namespace: shop}
+spec:
+  parentRefs: [{name: edge, namespace: edge}]
+  hostnames: [shop.example.com]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /}}]
+      backendRefs: [{name: shop, port: 80}]
+"#;
+
+#[test]
+fn gateway_routes_follow_their_attached_listener() {
+    let (d, _) = run(GATEWAY, "https://shop.example.com/");
+    assert!(!d.passthrough);
+    let entry = &d.nodes[1];
+    assert!(entry.label.contains("Gateway edge/edge listener `https` :443 HTTPS"), "{}", entry.label);
+    let tls = d.nodes.iter().find(|n| n.role == "tls").expect("tls");
+    assert_eq!(tls.object.as_ref().map(|o| o.name.as_str()), Some("wildcard-tls"));
+    assert_eq!(tls.layer, Layer::Tls);
+}
+
+#[test]
+fn passthrough_puts_tls_after_the_backend() {
+    let (d, _) = run(GATEWAY, "https://argocd.example.com/");
+    assert!(d.passthrough, "{:?}", d.claims);
+    assert!(d.nodes[1].label.contains("listener `passthrough`"), "{}", d.nodes[1].label);
+    let order: Vec<&str> = d.nodes.iter().filter(|n| n.branch == Branch::Request).map(|n| n.role).collect();
+    let pos = |r: &str| order.iter().position(|x| *x == r).unwrap_or(usize::MAX);
+    assert!(pos("service") < pos("tls") && pos("tls") < pos("app"), "{order:?}");
+    // No Secret on a passthrough path: the certificate is the backend's.
+    assert!(d.nodes.iter().all(|n| n.object.as_ref().is_none_or(|o| o.kind != "Secret")));
+}
+
+#[test]
+fn the_earliest_failing_layer_wins_and_later_layers_are_not_blamed() {
+    // The route's listener does not exist (route layer) and its Service is missing too (backend).
+    let yaml = format!(
+        "{GATEWAY}---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{name: blog, namespace: shop}}\nspec:\n  parentRefs: [{{name: edge, namespace: edge, sectionName: nope}}]\n  hostnames: [blog.example.com]\n  rules: [{{backendRefs: [{{name: blog, port: 80}}]}}]\n"
+    );
+    let (d, findings) = run(&yaml, "https://blog.example.com/");
+    assert_eq!(d.verdict, Verdict::Broken);
+    assert_eq!(d.layer, Some(Layer::Route), "{}", d.summary);
+    let root = &findings[d.root_cause.expect("root")];
+    assert_eq!(root.meta.code, "RTE001", "{}", d.summary);
+}

@@ -16,14 +16,31 @@ fn secret_values_appear_in_no_output_format() {
     d.write(
         "secrets.yaml",
         format!(
-            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\n  namespace: shop\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{last_applied}'\ntype: kubernetes.io/tls\ndata:\n  tls.crt: {}\n  tls.key: {}\n  password: {}\nstringData:\n  token: {CANARY}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\ndata:\n  password: \"{CANARY}!!\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: repo\n  namespace: argocd\n  labels: {{argocd.argoproj.io/secret-type: repository}}\nstringData:\n  url: ssh://git:{CANARY}@git.example.internal/acme/platform.git\n  sshPrivateKey: {CANARY}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: argocd-ssh-known-hosts-cm, namespace: argocd}}\ndata:\n  ssh_known_hosts: \"github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\"\n",
+            "apiVersion: v1\nkind: Secret\nmetadata:\n  name: web-tls\n  namespace: shop\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{last_applied}'\ntype: kubernetes.io/tls\ndata:\n  tls.crt: {}\n  tls.key: {}\n  password: {}\nstringData:\n  token: {CANARY}\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: broken\n  namespace: shop\ndata:\n  password: \"{CANARY}!!\"\n---\napiVersion: v1\nkind: Secret\nmetadata:\n  name: repo\n  namespace: argocd\n  labels: {{argocd.argoproj.io/secret-type: repository}}\nstringData:\n  url: ssh://git:{CANARY}@git.example.internal/acme/platform.git\n  sshPrivateKey: {CANARY}\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: argocd-ssh-known-hosts-cm, namespace: argocd}}\ndata:\n  ssh_known_hosts: \"github.com ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\"\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: web, namespace: shop}}\nspec:\n  tls: [{{hosts: [shop.example.com], secretName: web-tls}}]\n  rules: [{{host: shop.example.com, http: {{paths: [{{path: /, pathType: Prefix, backend: {{service: {{name: web, port: {{number: 80}}}}}}}}]}}}}]\n",
             b64(&crt),
             b64(&key),
             b64(CANARY)
         ),
     );
     let key_body: String = key.lines().filter(|l| !l.starts_with("-----")).collect();
-    for format in ["text", "json", "sarif", "markdown"] {
+    let formats = ["text", "json", "sarif", "markdown"];
+    // `trace` draws the Secret on the path with its certificate details: still no values.
+    for format in formats {
+        let r = edgecheck(
+            d.path(),
+            &["trace", "https://shop.example.com/", "--from", ".", "--no-probe", "--format", format],
+        );
+        assert_ne!(r.code, 101, "panic: {}", r.stderr);
+        assert_ne!(r.code, 2, "{}", r.stderr);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        for needle in [CANARY.to_string(), b64(CANARY), key_body.chars().take(40).collect()] {
+            assert!(!all.contains(&needle), "trace {format} output contains a secret value `{needle}`:\n{all}");
+        }
+        if format == "text" {
+            assert!(all.contains("Secret shop/web-tls") && all.contains("sha256 "), "{all}");
+        }
+    }
+    for format in formats {
         let r = edgecheck(d.path(), &["lint", "--format", format, "."]);
         assert_ne!(r.code, 101, "panic: {}", r.stderr);
         let all = format!("{}{}", r.stdout, r.stderr);
@@ -32,7 +49,7 @@ fn secret_values_appear_in_no_output_format() {
         }
         if format == "json" {
             let v = json(&r);
-            assert_eq!(v["summary"]["objects"], 4);
+            assert_eq!(v["summary"]["objects"], 5);
             assert!(codes(&v).contains(&"LOD003".to_string()), "the bad base64 is still reported");
             assert!(codes(&v).contains(&"GIT003".to_string()), "the repository URL is still judged (and shown)");
         }

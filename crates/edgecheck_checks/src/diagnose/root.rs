@@ -408,7 +408,7 @@ fn place(
             break;
         }
         let mut candidates: HashMap<usize, Vec<(usize, bool)>> = HashMap::new(); // finding -> (node, direct)
-        // New nodes first: their findings, then where else those findings could go.
+                                                                                 // New nodes first: their findings, then where else those findings could go.
         for ni in (from..count).chain(0..from) {
             let Some(r) = nodes[ni].object.clone() else { continue };
             let k = key(&r);

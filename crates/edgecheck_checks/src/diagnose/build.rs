@@ -32,6 +32,8 @@ pub(super) struct Context<'g> {
     pub challenges: HashMap<String, Vec<ObjId>>,
     /// Applications by name, and by the (kind, namespace, name) their live status lists.
     apps: HashMap<String, ObjId>,
+    /// Services of type LoadBalancer.
+    lb_services: Vec<ObjId>,
     app_resources: HashMap<(String, Option<String>, String), ObjId>,
 }
 
@@ -79,7 +81,13 @@ impl<'g> Context<'g> {
                     .or_insert(id);
             }
         }
-        Context { claims: ClaimIndex::build(graph, model), slices, challenges, apps, app_resources }
+        let lb_services = graph
+            .each::<views::Service>()
+            .into_iter()
+            .filter(|(_, _, s)| s.spec.service_type.as_deref() == Some("LoadBalancer"))
+            .map(|(id, _, _)| id)
+            .collect();
+        Context { claims: ClaimIndex::build(graph, model), slices, challenges, apps, app_resources, lb_services }
     }
 }
 
@@ -206,8 +214,22 @@ pub(super) fn build(
     };
     let passthrough = claim.passthrough;
 
-    // Entry: the class / Gateway and listener that receive the request.
-    let entry = entry(&mut b, claim, t, name);
+    // The address the name should resolve to, then the entry: the class / Gateway and listener
+    // that receive the request.
+    let address = b.add("address", Layer::Listener, Branch::Request, Some(name), What::Text(String::new()));
+    let entry = entry(&mut b, claim, t, address);
+    let addrs = entry_addresses(graph, cx, claim, b.ids[entry]);
+    b.nodes[address].label = if addrs.is_empty() {
+        b.nodes[address].state = NodeState::Unknown;
+        "no address in the objects".to_string()
+    } else {
+        let mut v: Vec<&str> = addrs.iter().map(|(a, _)| a.as_str()).collect();
+        v.dedup();
+        format!("address {}", v.join(", "))
+    };
+    for (a, from) in addrs {
+        b.detail(address, format!("{a} from {from}"));
+    }
     // TLS, when the proxy terminates it.
     let mut tls_node = None;
     if t.tls() && !passthrough {
@@ -347,11 +369,6 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
                     What::Text("ingress controller (no IngressClass named or default)".into()),
                 ),
             };
-            let ing = graph.obj(claim.route);
-            let addrs = lb_addresses(ing.value.pointer("/status/loadBalancer/ingress"));
-            if !addrs.is_empty() {
-                b.detail(n, format!("Ingress address {}", addrs.join(", ")));
-            }
             n
         }
         RouteKind::HttpRoute | RouteKind::GrpcRoute | RouteKind::TlsRoute => {
@@ -405,16 +422,6 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
 
 fn gateway_detail(b: &mut Builder<'_>, n: usize, gid: ObjId) {
     let graph = b.graph;
-    let o = graph.obj(gid);
-    let addrs: Vec<String> = o
-        .value
-        .pointer("/status/addresses")
-        .and_then(|a| a.as_array())
-        .map(|a| a.iter().filter_map(|x| x.get("value").and_then(|v| v.as_str()).map(str::to_string)).collect())
-        .unwrap_or_default();
-    if !addrs.is_empty() {
-        b.detail(n, format!("address {}", addrs.join(", ")));
-    }
     if let Some(e) = graph.edges_from_kind(gid, EdgeKind::GatewayClass).next().cloned() {
         let c = b.target("class", Layer::Listener, Branch::Request, n, &e.to, "");
         if let Some(cid) = e.to.found() {
@@ -424,6 +431,65 @@ fn gateway_detail(b: &mut Builder<'_>, n: usize, gid: ObjId) {
             }
         }
     }
+}
+
+/// Labels gateway implementations put on the Service they create for a Gateway.
+const GATEWAY_SERVICE_LABELS: &[&str] = &[
+    "gateway.networking.k8s.io/gateway-name",
+    "io.cilium.gateway/owning-gateway",
+    "gateway.envoyproxy.io/owning-gateway-name",
+    "istio.io/gateway-name",
+];
+
+/// Where the objects say the entry can be reached: Gateway `status.addresses`, the Ingress's
+/// `status.loadBalancer`, the LoadBalancer Service of the Gateway or of Traefik.
+fn entry_addresses(graph: &Graph, cx: &Context<'_>, claim: &Claim, entry: Option<ObjId>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let lb_services = |pred: &dyn Fn(&Object) -> bool, out: &mut Vec<(String, String)>| {
+        for &id in &cx.lb_services {
+            let (o, Some(s)) = (graph.obj(id), graph.view::<views::Service>(id)) else { continue };
+            if !pred(o) {
+                continue;
+            }
+            for i in s
+                .status
+                .as_ref()
+                .and_then(|st| st.load_balancer.as_ref())
+                .map(|lb| lb.ingress.as_slice())
+                .unwrap_or_default()
+            {
+                if let Some(a) = i.ip.clone().or_else(|| i.hostname.clone()) {
+                    out.push((a, format!("{} status.loadBalancer", o.to_ref())));
+                }
+            }
+        }
+    };
+    match claim.kind {
+        RouteKind::Ingress => {
+            let ing = graph.obj(claim.route);
+            for a in lb_addresses(ing.value.pointer("/status/loadBalancer/ingress")) {
+                out.push((a, format!("{} status.loadBalancer", ing.to_ref())));
+            }
+        }
+        RouteKind::HttpRoute | RouteKind::GrpcRoute | RouteKind::TlsRoute => {
+            let Some(gid) = entry else { return out };
+            let gw = graph.obj(gid);
+            for a in gw.value.pointer("/status/addresses").and_then(|a| a.as_array()).into_iter().flatten() {
+                if let Some(v) = a.get("value").and_then(|v| v.as_str()) {
+                    out.push((v.to_string(), format!("{} status.addresses", gw.to_ref())));
+                }
+            }
+            let name = gw.name.clone();
+            lb_services(
+                &|o: &Object| GATEWAY_SERVICE_LABELS.iter().any(|l| o.label(l) == Some(name.as_str())),
+                &mut out,
+            );
+        }
+        RouteKind::TraefikHttp | RouteKind::TraefikTcp => {
+            lb_services(&|o: &Object| o.label("app.kubernetes.io/name") == Some("traefik"), &mut out);
+        }
+    }
+    out
 }
 
 fn lb_addresses(v: Option<&serde_json::Value>) -> Vec<String> {

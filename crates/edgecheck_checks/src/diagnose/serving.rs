@@ -76,16 +76,8 @@ pub fn serving(graph: &Graph, model: &Model, observations: &[TargetObservation])
                 _ => {}
             }
         }
-        for n in &path.nodes {
-            if n.branch == Branch::Request && matches!(n.role, "entry" | "service") {
-                for d in &n.detail {
-                    for prefix in ["address ", "Ingress address ", "load balancer "] {
-                        if let Some(rest) = d.strip_prefix(prefix) {
-                            s.addresses.extend(rest.split(", ").map(str::to_string));
-                        }
-                    }
-                }
-            }
+        for n in path.nodes.iter().filter(|n| n.branch == Branch::Request && n.role == "address") {
+            s.addresses.extend(n.detail.iter().filter_map(|d| d.split(" from ").next()).map(str::to_string));
         }
         s.addresses.sort();
         s.addresses.dedup();

@@ -14,6 +14,10 @@ fn run(yaml: &str, url: &str) -> (Diagnosis, Vec<Finding>) {
     (d, a.findings)
 }
 
+fn entry(d: &Diagnosis) -> &PathNode {
+    d.nodes.iter().find(|n| n.role == "entry").expect("entry")
+}
+
 fn claimed_by(d: &Diagnosis) -> &str {
     d.claims.first().map(String::as_str).unwrap_or("")
 }
@@ -94,7 +98,7 @@ spec:
     let (d, _) = run(yaml, "https://shop.example.com/cart");
     let svc = d.nodes.iter().find(|n| n.role == "service").expect("service");
     assert_eq!(svc.object.as_ref().map(|o| o.name.as_str()), Some("front"));
-    assert_eq!(d.nodes[1].label, "Traefik entry points websecure");
+    assert_eq!(entry(&d).label, "Traefik entry points websecure");
     let tls = d.nodes.iter().find(|n| n.role == "tls").expect("tls");
     assert_eq!(tls.object.as_ref().map(|o| o.name.as_str()), Some("shop-tls"));
     let (d, _) = run(yaml, "https://other.example.com/");
@@ -149,7 +153,7 @@ spec:
 fn gateway_routes_follow_their_attached_listener() {
     let (d, _) = run(GATEWAY, "https://shop.example.com/");
     assert!(!d.passthrough);
-    let entry = &d.nodes[1];
+    let entry = entry(&d);
     assert!(entry.label.contains("Gateway edge/edge listener `https` :443 HTTPS"), "{}", entry.label);
     let tls = d.nodes.iter().find(|n| n.role == "tls").expect("tls");
     assert_eq!(tls.object.as_ref().map(|o| o.name.as_str()), Some("wildcard-tls"));
@@ -160,7 +164,7 @@ fn gateway_routes_follow_their_attached_listener() {
 fn passthrough_puts_tls_after_the_backend() {
     let (d, _) = run(GATEWAY, "https://argocd.example.com/");
     assert!(d.passthrough, "{:?}", d.claims);
-    assert!(d.nodes[1].label.contains("listener `passthrough`"), "{}", d.nodes[1].label);
+    assert!(entry(&d).label.contains("listener `passthrough`"), "{}", entry(&d).label);
     let order: Vec<&str> = d.nodes.iter().filter(|n| n.branch == Branch::Request).map(|n| n.role).collect();
     let pos = |r: &str| order.iter().position(|x| *x == r).unwrap_or(usize::MAX);
     assert!(pos("service") < pos("tls") && pos("tls") < pos("app"), "{order:?}");

@@ -91,3 +91,25 @@ fn rbac_grants_get_and_list_only() {
     }
     assert!(run.stdout.contains("    name: scanner\n    namespace: ops\n"), "{}", run.stdout);
 }
+
+#[test]
+fn trace_reads_the_cluster_and_agrees_with_trace_of_the_dump() {
+    let d = Dir::new();
+    let s = server(&[]);
+    let kc = s.kubeconfig(d.path());
+    let kc = kc.to_str().expect("utf-8 path");
+    let url = "https://shop.example.com/";
+    let live = edgecheck(d.path(), &["trace", url, "--kubeconfig", kc, "--no-probe", "-o", "json", "--no-config"]);
+    let dump = dump();
+    let file = edgecheck(
+        d.path(),
+        &["trace", url, "--from", dump.to_str().expect("utf-8"), "--no-probe", "-o", "json", "--no-config"],
+    );
+    assert_eq!(live.code, 1, "{}", live.stderr);
+    let (a, b): (Value, Value) =
+        (serde_json::from_str(&live.stdout).expect("json"), serde_json::from_str(&file.stdout).expect("json"));
+    assert_eq!(a["diagnoses"][0]["verdict"], "broken");
+    assert_eq!(a["diagnoses"][0]["layer"], b["diagnoses"][0]["layer"]);
+    assert_eq!(a["diagnoses"][0]["chain"], b["diagnoses"][0]["chain"]);
+    assert_eq!(s.non_get(), 0, "trace never writes to the cluster");
+}

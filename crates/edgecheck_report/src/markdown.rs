@@ -4,6 +4,8 @@ use std::fmt::Write as _;
 
 use edgecheck_core::{Layer, Severity};
 
+use edgecheck_checks::diagnose::Verdict;
+
 use crate::Report;
 
 fn cell(s: &str) -> String {
@@ -26,6 +28,28 @@ pub fn render_markdown(r: &Report<'_>) -> String {
         "## {icon} edgecheck: {} errors, {} warnings, {} infos in {} objects\n",
         s.errors, s.warnings, s.infos, s.objects
     );
+    let bad: Vec<_> = r.diagnoses.iter().filter(|d| matches!(d.verdict, Verdict::Broken | Verdict::AtRisk)).collect();
+    if !bad.is_empty() {
+        let _ = writeln!(out, "### hosts\n");
+        let _ = writeln!(out, "| | host | breaks at | root cause | chain |");
+        let _ = writeln!(out, "|---|---|---|---|---|");
+        for d in bad {
+            let icon = if d.verdict == Verdict::Broken { "🔴" } else { "🟡" };
+            let root = d
+                .root_cause
+                .and_then(|i| r.findings.get(i))
+                .map(|f| format!("`{}` {}", f.meta.code, cell(&f.message)))
+                .unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "| {icon} | `{}` | {} | {root} | {} |",
+                d.target.target,
+                d.layer.map(|l| l.as_str()).unwrap_or("-"),
+                cell(&crate::trace_text::chain_line(d))
+            );
+        }
+        out.push('\n');
+    }
     let mut layers: Vec<Layer> = r.findings.iter().map(|f| f.meta.layer).collect();
     layers.sort_by_key(|l| l.path_rank(false));
     layers.dedup();

@@ -152,3 +152,23 @@ fn unclaimed_host_and_bad_urls() {
     let r = edgecheck(&repo_root(), &["trace", "https://x/", "--from", "no/such/dir", "--no-probe"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
 }
+
+#[test]
+fn lint_reports_open_with_the_broken_hosts() {
+    for (format, head) in [("text", "── hosts"), ("markdown", "### hosts")] {
+        let r = edgecheck(&repo_root(), &["lint", "--format", format, "--now", NOW, "examples/zitadel-dump"]);
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        let at = r.stdout.find(head).unwrap_or_else(|| panic!("{format}: no hosts section\n{}", r.stdout));
+        let first_layer = r.stdout.find(if format == "text" { "── dns" } else { "### dns" }).expect("layers");
+        assert!(at < first_layer, "{format}: the hosts come first");
+        assert!(r.stdout.contains("http://auth.example.com/"), "{}", r.stdout);
+        assert!(
+            r.stdout.contains("Service zitadel/zitadel missing ← Job zitadel/zitadel-setup failed"),
+            "{}",
+            r.stdout
+        );
+    }
+    // A clean repository has no hosts section: nothing is broken.
+    let r = edgecheck(&repo_root(), &["lint", "--now", NOW, "examples/clean"]);
+    assert!(!r.stdout.contains("── hosts"), "{}", r.stdout);
+}

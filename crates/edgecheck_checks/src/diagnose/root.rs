@@ -70,7 +70,17 @@ pub(super) fn conclude(
     }
     on_path.sort_by_key(|&(r, s, ni, fi)| {
         let on_request = nodes[ni].branch == Branch::Request;
-        (s, r, !on_request, std::cmp::Reverse(depth_rank(&nodes, ni)), reported(&findings[fi], &nodes[ni]), fi)
+        // At one node and layer, what the objects say (why) before what the probe saw (what).
+        let observed = findings[fi].object.kind == "Endpoint";
+        (
+            s,
+            r,
+            !on_request,
+            std::cmp::Reverse(depth_rank(&nodes, ni)),
+            reported(&findings[fi], &nodes[ni]),
+            observed,
+            fi,
+        )
     });
     let Some(&(_, severity, root_node, first)) = on_path.first() else {
         let verdict = if claimed { Verdict::Ok } else { Verdict::Unclaimed };
@@ -123,15 +133,21 @@ pub(super) fn conclude(
         in_chain.push(fi);
         chain.push(link(&nodes[ni], ni, &findings[fi], fi));
     };
-    // Symptoms seen from outside: the probe's answer, then Applications reporting the fault.
+    // Symptoms seen from outside: what the probe saw (the outermost first: the reply before the
+    // handshake), then Applications reporting the fault.
+    let mut seen_outside: Vec<(u8, usize, usize)> = Vec::new();
     for (ni, n) in nodes.iter().enumerate() {
-        if n.role == "app" {
-            for &fi in &n.findings {
-                if findings[fi].meta.layer == Layer::App && fi != first {
-                    push(&mut chain, ni, fi);
-                }
+        for &fi in &n.findings {
+            let f = &findings[fi];
+            if f.object.kind == "Endpoint" && fi != first && f.severity <= severity && rank(f.meta.layer) >= rank(layer)
+            {
+                seen_outside.push((rank(f.meta.layer), ni, fi));
             }
         }
+    }
+    seen_outside.sort_by_key(|&(r, _, fi)| (std::cmp::Reverse(r), fi));
+    for (_, ni, fi) in seen_outside {
+        push(&mut chain, ni, fi);
     }
     for (ni, n) in nodes.iter().enumerate() {
         if n.branch == Branch::Gitops {
@@ -538,19 +554,23 @@ fn state_of(n: &PathNode, findings: &[Finding]) -> NodeState {
 
 fn link(n: &PathNode, ni: usize, f: &Finding, fi: usize) -> ChainLink {
     // A finding drawn from an Event names the Event: the chain shows it as the Event.
+    // A probe finding is about the endpoint, whatever node it sits on.
+    let endpoint = f.object.kind == "Endpoint";
     let object = f
         .related
         .iter()
         .find(|r| r.kind == "Event" && f.meta.layer != Layer::Backend)
         .cloned()
-        .or_else(|| n.object.clone())
+        .or_else(|| if endpoint { Some(f.object.clone()) } else { n.object.clone() })
         .unwrap_or_else(|| f.object.clone());
     let event_message = f.evidence.iter().find_map(|e| e.strip_prefix("message: ")).map(|m| {
         let m = m.strip_prefix("Back-off restarting failed container").map_or(m, |r| r.trim_start_matches([':', ' ']));
         let m = m.split_once(" in pod ").map_or(m, |(a, _)| a);
         format!("\"{m}\"")
     });
-    let state = if n.state == NodeState::Missing && object.kind != "Event" {
+    let state = if endpoint {
+        f.message.clone()
+    } else if n.state == NodeState::Missing && object.kind != "Event" {
         "missing".to_string()
     } else if let Some(m) = event_message.filter(|_| object.kind == "Event") {
         m

@@ -1,9 +1,13 @@
 //! Renderers: pure functions from findings, objects and a summary to text, JSON (the DESIGN.md
-//! contract), SARIF 2.1.0 and Markdown. No analysis happens here.
+//! contract), SARIF 2.1.0, Markdown, and the diagnoses' path graphs as Graphviz, Mermaid and a
+//! self-contained HTML page. No analysis happens here.
 
 mod catalogue;
+mod dot;
+mod html;
 mod json;
 mod markdown;
+mod mermaid;
 mod sarif;
 mod text;
 mod trace_text;
@@ -13,8 +17,11 @@ use edgecheck_checks::{ObjectEntry, Summary};
 use edgecheck_core::Finding;
 
 pub use catalogue::{render_catalogue, render_explain};
+pub use dot::render_dot;
+pub use html::render_html;
 pub use json::{object_ref_json, render_json};
 pub use markdown::render_markdown;
+pub use mermaid::render_mermaid;
 pub use sarif::render_sarif;
 pub use text::render_text;
 
@@ -49,6 +56,12 @@ pub enum Format {
     Sarif,
     /// Markdown for PR comments.
     Markdown,
+    /// Graphviz DOT of the diagnoses' path graphs.
+    Dot,
+    /// A Mermaid flowchart of the diagnoses' path graphs.
+    Mermaid,
+    /// One self-contained HTML page: path graphs as SVG, findings, chains.
+    Html,
 }
 
 impl Format {
@@ -59,6 +72,9 @@ impl Format {
             "json" => Some(Format::Json),
             "sarif" => Some(Format::Sarif),
             "markdown" | "md" => Some(Format::Markdown),
+            "dot" => Some(Format::Dot),
+            "mermaid" => Some(Format::Mermaid),
+            "html" => Some(Format::Html),
             _ => None,
         }
     }
@@ -71,11 +87,17 @@ pub fn render(report: &Report<'_>, format: Format, color: bool) -> String {
         Format::Json => render_json(report),
         Format::Sarif => render_sarif(report),
         Format::Markdown => render_markdown(report),
+        Format::Dot => render_dot(report),
+        Format::Mermaid => render_mermaid(report),
+        Format::Html => render_html(report),
     }
 }
 
 #[cfg(test)]
 pub(crate) mod fixtures;
+
+#[cfg(test)]
+pub(crate) mod diagnosis_fixtures;
 
 #[cfg(test)]
 mod tests {

@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-for pkg in nginx haproxy; do
-  command -v "$pkg" >/dev/null 2>&1 || [ -x "/usr/sbin/$pkg" ] || need+=("$pkg")
+# package[:binary] (the binary is the package's name unless given)
+for spec in nginx haproxy chromium graphviz:dot; do
+  pkg="${spec%%:*}" bin="${spec#*:}"
+  command -v "$bin" >/dev/null 2>&1 || [ -x "/usr/sbin/$bin" ] || need+=("$pkg")
 done
 if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then

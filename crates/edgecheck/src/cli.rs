@@ -50,6 +50,12 @@ pub enum OutputFormat {
     Sarif,
     /// Markdown (pull-request comments).
     Markdown,
+    /// Graphviz DOT of the diagnoses' path graphs (`dot -Tsvg`).
+    Dot,
+    /// A Mermaid flowchart of the diagnoses' path graphs.
+    Mermaid,
+    /// One self-contained HTML page: path graphs, chains, findings.
+    Html,
 }
 
 /// Colours.

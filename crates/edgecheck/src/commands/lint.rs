@@ -16,6 +16,9 @@ pub fn report_format(f: OutputFormat) -> Format {
         OutputFormat::Json => Format::Json,
         OutputFormat::Sarif => Format::Sarif,
         OutputFormat::Markdown => Format::Markdown,
+        OutputFormat::Dot => Format::Dot,
+        OutputFormat::Mermaid => Format::Mermaid,
+        OutputFormat::Html => Format::Html,
     }
 }
 

@@ -21,7 +21,7 @@ const MARGIN: f64 = 12.0;
 const LABEL_CHARS: usize = 27;
 
 const STYLE: &str = "
-body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;margin:0;padding:16px 24px;color:#1d1d1d;background:#ffffff}
+body{font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:14px;margin:0;padding:16px 24px;color:#1d1d1d;background:#ffffff}
 h1{font-size:20px;margin:0 0 4px}
 h2{font-size:16px;margin:0 0 6px;word-break:break-all}
 h3{font-size:13px;margin:10px 0 4px;text-transform:uppercase;color:#555}
@@ -60,14 +60,16 @@ pub fn render_html(report: &Report<'_>) -> String {
     let s = report.summary;
     let _ = writeln!(
         out,
-        "<p class=\"counts\">{} error{}, {} warning{}, {} info in {} objects from {} files; {} diagnos{}</p>",
+        "<p class=\"counts\">{} error{}, {} warning{}, {} info in {} object{} from {} file{}; {} diagnos{}</p>",
         s.errors,
         plural(s.errors),
         s.warnings,
         plural(s.warnings),
         s.infos,
         s.objects,
+        plural(s.objects),
         s.files,
+        plural(s.files),
         report.diagnoses.len(),
         if report.diagnoses.len() == 1 { "is" } else { "es" }
     );

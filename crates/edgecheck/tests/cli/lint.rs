@@ -23,7 +23,7 @@ fn secret_values_appear_in_no_output_format() {
         ),
     );
     let key_body: String = key.lines().filter(|l| !l.starts_with("-----")).collect();
-    let formats = ["text", "json", "sarif", "markdown"];
+    let formats = ["text", "json", "sarif", "markdown", "dot", "mermaid", "html"];
     // `trace` draws the Secret on the path with its certificate details: still no values.
     for format in formats {
         let r = edgecheck(

@@ -2,6 +2,7 @@
 //! real `edgecheck` binary.
 
 mod examples;
+mod formats;
 mod lint;
 mod probe;
 mod scan;

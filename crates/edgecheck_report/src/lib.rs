@@ -184,6 +184,24 @@ mod tests {
     }
 
     #[test]
+    fn diagram_formats_parse_and_dispatch() {
+        assert_eq!(Format::parse("dot"), Some(Format::Dot));
+        assert_eq!(Format::parse("mermaid"), Some(Format::Mermaid));
+        assert_eq!(Format::parse("html"), Some(Format::Html));
+        diagnosis_fixtures::with_report(|r| {
+            assert_eq!(render(r, Format::Dot, true), render_dot(r));
+            assert_eq!(render(r, Format::Mermaid, true), render_mermaid(r));
+            assert_eq!(render(r, Format::Html, true), render_html(r));
+        });
+        // Without diagnoses each still renders a valid, non-empty document.
+        let dot = with_report(render_dot);
+        assert!(dot.contains("no diagnoses") && dot.ends_with("}\n"));
+        assert!(with_report(render_mermaid).contains("no diagnoses"));
+        let html = with_report(render_html);
+        assert!(html.contains("Findings in no diagnosis") && html.ends_with("</html>\n"));
+    }
+
+    #[test]
     fn markdown() {
         let out = with_report(render_markdown);
         assert!(out.contains("pipes"));

@@ -115,6 +115,7 @@ pub fn diagnoses() -> Vec<Diagnosis> {
                   Job `shop/migrate` failed"
             .into(),
         root_cause: Some(4),
+        breaks_at: Some(3),
         chain: vec![
             ChainLink {
                 object: route,
@@ -185,6 +186,7 @@ pub fn diagnoses() -> Vec<Diagnosis> {
         passthrough: false,
         summary: "http://api.example.com/: at risk at backend: Service `shop/web` is defined twice".into(),
         root_cause: Some(1),
+        breaks_at: Some(2),
         chain: vec![ChainLink {
             object: svc,
             node: 2,

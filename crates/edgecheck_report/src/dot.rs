@@ -32,6 +32,8 @@ pub fn render_dot(report: &Report<'_>) -> String {
             let _ = write!(label, "\n{} · {}", n.layer.as_str(), n.state.as_str());
             if root == Some(ni) {
                 label.push_str("\nroot cause");
+            } else if d.breaks_at == Some(ni) {
+                label.push_str("\nbreaks here");
             }
             let mut style = String::from("rounded,filled");
             if n.branch != Branch::Request {
@@ -178,6 +180,11 @@ mod tests {
         let root = out.lines().find(|l| l.contains("peripheries=2")).expect("a root-cause node");
         assert!(root.contains("root cause"), "{root}");
         assert!(root.starts_with("    d0n5 "), "{root}");
+        // Where the request path breaks, when that is not the root cause.
+        assert!(
+            out.contains("d0n3 [label=\"Service shop/web (not in the inventory)\\nbackend · missing\\nbreaks here\"")
+        );
+        assert_eq!(out.matches("breaks here").count(), 1);
         // The planted label is escaped.
         assert!(out.contains(r#"say \"hi\" \\ <script>alert(1)</script>\nsecond line"#), "{out}");
         // States and branches.

@@ -359,6 +359,13 @@ fn svg(out: &mut String, d: &Diagnosis) {
                 x + 8.0,
                 y + 46.0
             );
+        } else if d.breaks_at == Some(i) {
+            let _ = writeln!(
+                out,
+                "<text x=\"{}\" y=\"{}\" font-size=\"10\" font-weight=\"700\" fill=\"#c62828\">BREAKS HERE</text>",
+                x + 8.0,
+                y + 46.0
+            );
         } else if let Some(first) = node.detail.first() {
             let _ = writeln!(
                 out,
@@ -459,6 +466,8 @@ mod tests {
         assert_eq!(page.matches("<g class=\"node error root\">").count(), 1);
         assert_eq!(page.matches("<g class=\"node warning root\">").count(), 1);
         assert_eq!(page.matches("<span class=\"tag\">root cause</span>").count(), 2);
+        // Where the path breaks (d0's Service; d1 breaks at its root cause, marked once).
+        assert_eq!(page.matches("BREAKS HERE</text>").count(), 1);
         // Chain edges are thick: d0 has HTTPRoute→Service→Job, d1 a single link (no edge).
         assert_eq!(page.matches("class=\"edge chain\"").count(), 2);
         assert!(

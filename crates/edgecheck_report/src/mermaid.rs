@@ -35,6 +35,8 @@ pub fn render_mermaid(report: &Report<'_>) -> String {
             if root == Some(ni) {
                 label.push_str("<br/><b>root cause</b>");
                 roots.push(format!("d{di}n{ni}"));
+            } else if d.breaks_at == Some(ni) {
+                label.push_str("<br/><b>breaks here</b>");
             }
             if n.branch != Branch::Request {
                 side.push(format!("d{di}n{ni}"));
@@ -132,6 +134,9 @@ mod tests {
         assert!(out.contains("    d1n0 --> d1n1\n"));
         assert!(out.contains("  class d0n5,d1n2 rootcause\n"));
         assert!(out.contains("d0n5[\"Job shop/migrate<br/>backend · error<br/><b>root cause</b>\"]:::error"));
+        assert!(out.contains(
+            "d0n3[\"Service shop/web (not in the inventory)<br/>backend · missing<br/><b>breaks here</b>\"]"
+        ));
         insta::assert_snapshot!(out);
     }
 }

@@ -82,6 +82,7 @@ fn page() -> String {
         passthrough: false,
         summary: "https://auth.example.com/: broken at backend — root cause: Job `zitadel/zitadel-setup` failed".into(),
         root_cause: Some(1),
+        breaks_at: Some(4),
         chain: vec![
             ChainLink {
                 object: route,

@@ -6,7 +6,7 @@
 
 use std::fmt::Write as _;
 
-use edgecheck_checks::diagnose::{Branch, Diagnosis, NodeState};
+use edgecheck_checks::diagnose::{Branch, Diagnosis, NodeState, Verdict};
 
 use crate::Report;
 
@@ -26,6 +26,9 @@ pub fn render_dot(report: &Report<'_>) -> String {
         let _ = writeln!(out, "  subgraph cluster_{di} {{");
         let _ = writeln!(out, "    label={};", quote(&format!("{} ({})", d.target.target, d.verdict.as_str())));
         out.push_str("    style=\"rounded\";\n    color=\"#999999\";\n");
+        if d.nodes.is_empty() {
+            let _ = writeln!(out, "    d{di}none [label={}, shape=plaintext, style=\"\"];", quote(empty_path_note(d)));
+        }
         for (ni, n) in d.nodes.iter().enumerate() {
             let (fill, stroke) = state_colors(n.state);
             let mut label = n.label.clone();
@@ -91,6 +94,15 @@ fn quote(s: &str) -> String {
     }
     out.push('"');
     out
+}
+
+/// What to draw for a diagnosis without path nodes (lint keeps only the verdict of a healthy host).
+pub(crate) fn empty_path_note(d: &Diagnosis) -> &'static str {
+    match d.verdict {
+        Verdict::Ok => "nothing wrong found (edgecheck trace draws the path)",
+        Verdict::Unclaimed => "no object claims this host",
+        _ => "no path",
+    }
 }
 
 /// Fill and stroke colours of a state (shared by all diagram renderers).

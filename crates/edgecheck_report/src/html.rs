@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use edgecheck_checks::diagnose::{Branch, Diagnosis, NodeState};
 use edgecheck_core::Finding;
 
-use crate::dot::{chain_edge, diagnosis_findings, on_chain, root_node, state_colors};
+use crate::dot::{chain_edge, diagnosis_findings, empty_path_note, on_chain, root_node, state_colors};
 use crate::Report;
 
 const BOX_W: f64 = 190.0;
@@ -125,7 +125,7 @@ fn diagnosis(out: &mut String, findings: &[Finding], di: usize, d: &Diagnosis) {
     let _ = writeln!(out, "<h2><span class=\"verdict {v}\">{v}</span>{}</h2>", esc(&d.target.target));
     let _ = writeln!(out, "<p class=\"summary\">{}</p>", esc(&d.summary));
     if d.nodes.is_empty() {
-        out.push_str("<p>No path: nothing claims this host.</p>\n");
+        let _ = writeln!(out, "<p class=\"nopath\">{}</p>", esc(empty_path_note(d)));
     } else {
         out.push_str("<div class=\"graph\">\n");
         svg(out, d);

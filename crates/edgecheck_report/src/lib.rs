@@ -193,6 +193,27 @@ mod tests {
             assert_eq!(render(r, Format::Mermaid, true), render_mermaid(r));
             assert_eq!(render(r, Format::Html, true), render_html(r));
         });
+        // A healthy host from lint has a verdict and no path nodes: a note, not an empty picture.
+        let findings = diagnosis_fixtures::findings();
+        let mut diagnoses = diagnosis_fixtures::diagnoses();
+        let mut healthy = diagnoses[1].clone();
+        healthy.verdict = edgecheck_checks::diagnose::Verdict::Ok;
+        (healthy.nodes, healthy.chain, healthy.root_cause, healthy.breaks_at) = (vec![], vec![], None, None);
+        diagnoses.push(healthy);
+        let (objects, summary) = (fixtures::objects(), fixtures::summary());
+        let r = Report {
+            findings: &findings,
+            objects: &objects,
+            summary: &summary,
+            version: "t",
+            group_by_object: false,
+            diagnoses: &diagnoses,
+            trace: false,
+        };
+        let note = "nothing wrong found (edgecheck trace draws the path)";
+        assert!(render_dot(&r).contains(&format!("    d2none [label=\"{note}\", shape=plaintext")));
+        assert!(render_mermaid(&r).contains(&format!("    d2none[\"{note}\"]")));
+        assert!(render_html(&r).contains(&format!("<p class=\"nopath\">{note}</p>")));
         // Without diagnoses each still renders a valid, non-empty document.
         let dot = with_report(render_dot);
         assert!(dot.contains("no diagnoses") && dot.ends_with("}\n"));

@@ -9,7 +9,7 @@ use std::fmt::Write as _;
 
 use edgecheck_checks::diagnose::{Branch, NodeState};
 
-use crate::dot::{chain_edge, on_chain, root_node, state_colors};
+use crate::dot::{chain_edge, empty_path_note, on_chain, root_node, state_colors};
 use crate::Report;
 
 const STATES: [NodeState; 5] =
@@ -29,6 +29,9 @@ pub fn render_mermaid(report: &Report<'_>) -> String {
         let title = format!("{} ({})", d.target.target, d.verdict.as_str());
         let _ = writeln!(out, "  subgraph d{di}[\"{}\"]", escape(&title));
         out.push_str("    direction LR\n");
+        if d.nodes.is_empty() {
+            let _ = writeln!(out, "    d{di}none[\"{}\"]", escape(empty_path_note(d)));
+        }
         for (ni, n) in d.nodes.iter().enumerate() {
             let mut label = escape(&n.label);
             let _ = write!(label, "<br/>{} · {}", n.layer.as_str(), n.state.as_str());

@@ -11,7 +11,7 @@ use edgecheck_checks::{ObjectEntry, Summary};
 use edgecheck_core::Finding;
 
 pub use catalogue::{render_catalogue, render_explain};
-pub use json::{object_ref_json, render_json};
+pub use json::{object_ref_json, render_json, write_json};
 pub use markdown::render_markdown;
 pub use sarif::render_sarif;
 pub use text::render_text;
@@ -65,6 +65,19 @@ pub fn render(report: &Report<'_>, format: Format, color: bool) -> String {
         Format::Json => render_json(report),
         Format::Sarif => render_sarif(report),
         Format::Markdown => render_markdown(report),
+    }
+}
+
+/// Renders a report to `out`; JSON is streamed, the other formats are rendered and then written.
+pub fn render_to(
+    report: &Report<'_>,
+    format: Format,
+    color: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => write_json(report, out),
+        _ => out.write_all(render(report, format, color).as_bytes()),
     }
 }
 

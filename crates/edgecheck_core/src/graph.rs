@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rayon::prelude::*;
+
 use crate::check::Options;
 use crate::inventory::{Inventory, LoadProblem, RepoInfo};
 use crate::kind::{Kind, K};
@@ -117,15 +119,45 @@ pub struct Graph {
     pub node_configs: Vec<crate::inventory::NodeConfig>,
     /// Kinds a live scan could not list, passed through from the inventory.
     pub unchecked: Vec<crate::inventory::Unchecked>,
-    index: HashMap<(Kind, Option<String>, String), ObjId>,
+    /// First occurrences by a hash of (kind, namespace, name): the objects hold the keys, so the index
+    /// does not copy them (see [`find_in`]).
+    index: HashMap<u64, ObjId>,
+    /// Further objects whose key hashes like an indexed object's but differs (rare).
+    index_collisions: HashMap<u64, Vec<ObjId>>,
     by_kind: HashMap<Kind, Vec<ObjId>>,
-    ns_count: HashMap<(Kind, String), usize>,
+    ns_count: HashMap<Kind, HashMap<String, usize>>,
     edges: Vec<Edge>,
     out: Vec<Vec<usize>>,
     inn: Vec<Vec<usize>>,
     producers: HashMap<(String, String), Vec<ObjId>>,
     crds: HashMap<Kind, ObjId>,
     namespace_explicit: Vec<bool>,
+}
+
+/// The hash [`Graph`]'s index keys objects by.
+fn key_hash(kind: &Kind, namespace: Option<&str>, name: &str) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut h = std::hash::DefaultHasher::new();
+    kind.hash(&mut h);
+    namespace.hash(&mut h);
+    name.hash(&mut h);
+    h.finish()
+}
+
+/// The indexed object whose (kind, namespace, name) is `key`, `hash` being its [`key_hash`].
+fn find_in(
+    objects: &[Object],
+    index: &HashMap<u64, ObjId>,
+    collisions: &HashMap<u64, Vec<ObjId>>,
+    hash: u64,
+    key: (&Kind, Option<&str>, &str),
+) -> Option<ObjId> {
+    let (kind, ns, name) = key;
+    let is = |id: &ObjId| {
+        let o = &objects[id.0];
+        o.kind == *kind && o.namespace.as_deref() == ns && o.name == name
+    };
+    index.get(&hash).copied().filter(is).or_else(|| collisions.get(&hash)?.iter().copied().find(is))
 }
 
 const CERT_MANAGER_SHIM: &[&str] =
@@ -147,8 +179,11 @@ impl Graph {
         } = inventory;
         let mut views = Vec::with_capacity(objects.len());
         let mut view_errors = Vec::new();
-        for (i, o) in objects.iter().enumerate() {
-            match View::build(&o.kind, &o.value) {
+        // Views are independent of each other: built in parallel, kept in object order.
+        let built: Vec<Result<View, views::SchemaError>> =
+            objects.par_iter().map(|o| View::build(&o.kind, &o.value)).collect();
+        for (i, b) in built.into_iter().enumerate() {
+            match b {
                 Ok(v) => views.push(v),
                 Err(e) => {
                     view_errors.push((ObjId(i), e));
@@ -199,6 +234,7 @@ impl Graph {
             node_configs,
             unchecked,
             index: HashMap::with_capacity(objects.len()),
+            index_collisions: HashMap::new(),
             by_kind: HashMap::new(),
             ns_count: HashMap::new(),
             edges: Vec::new(),
@@ -210,15 +246,36 @@ impl Graph {
             objects,
         };
         for (i, o) in g.objects.iter().enumerate() {
-            let key = (o.kind.clone(), o.namespace.clone(), o.name.clone());
-            if let Some(first) = g.index.get(&key) {
-                g.duplicates.push((ObjId(i), *first));
+            let (ns, h) = (o.namespace.as_deref(), key_hash(&o.kind, o.namespace.as_deref(), &o.name));
+            if let Some(first) = find_in(&g.objects, &g.index, &g.index_collisions, h, (&o.kind, ns, &o.name)) {
+                g.duplicates.push((ObjId(i), first));
                 continue;
             }
-            g.index.insert(key, ObjId(i));
-            g.by_kind.entry(o.kind.clone()).or_default().push(ObjId(i));
+            match g.index.entry(h) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(ObjId(i));
+                }
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    g.index_collisions.entry(h).or_default().push(ObjId(i))
+                }
+            }
+            match g.by_kind.get_mut(&o.kind) {
+                Some(ids) => ids.push(ObjId(i)),
+                None => {
+                    g.by_kind.insert(o.kind.clone(), vec![ObjId(i)]);
+                }
+            }
             if let Some(ns) = &o.namespace {
-                *g.ns_count.entry((o.kind.clone(), ns.clone())).or_default() += 1;
+                let per_ns = match g.ns_count.get_mut(&o.kind) {
+                    Some(m) => m,
+                    None => g.ns_count.entry(o.kind.clone()).or_default(),
+                };
+                match per_ns.get_mut(ns.as_str()) {
+                    Some(n) => *n += 1,
+                    None => {
+                        per_ns.insert(ns.clone(), 1);
+                    }
+                }
             }
         }
         g.index_crds();
@@ -266,8 +323,8 @@ impl Graph {
 
     /// Looks an object up by dynamic kind.
     pub fn find_kind(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        let ns = if kind.namespaced() { namespace.map(str::to_string) } else { None };
-        self.index.get(&(kind.clone(), ns, name.to_string())).copied()
+        let ns = if kind.namespaced() { namespace } else { None };
+        find_in(&self.objects, &self.index, &self.index_collisions, key_hash(kind, ns, name), (kind, ns, name))
     }
 
     /// Number of objects of kind `k`.
@@ -277,7 +334,7 @@ impl Graph {
 
     /// Number of objects of kind `k` in `namespace`.
     pub fn count_in_namespace(&self, k: K, namespace: &str) -> usize {
-        self.ns_count.get(&(k.to_kind(), namespace.to_string())).copied().unwrap_or(0)
+        self.ns_count.get(&k.to_kind()).and_then(|m| m.get(namespace)).copied().unwrap_or(0)
     }
 
     /// Whether the object's namespace was written in its manifest (not defaulted).

@@ -95,6 +95,10 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
     let parsed: Vec<FileResult> = inputs.par_iter().map(load_input).collect();
     inv.files = parsed.len();
     inv.skipped_templates = skipped_templates;
+    // Sized once: grown by doubling, the vector of a large repository's objects was copied into ever
+    // larger fresh allocations, several times its final size in all.
+    inv.objects.reserve_exact(parsed.iter().map(|r| r.objects.len()).sum());
+    inv.problems.reserve_exact(parsed.iter().map(|r| r.problems.len()).sum());
     for r in parsed {
         inv.objects.extend(r.objects);
         inv.problems.extend(r.problems);
@@ -199,6 +203,9 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
     } else {
         yaml::parse_documents(text)
     };
+    // One object per document but for Lists: each file's vector is the right size (all of them are alive
+    // until the inventory is assembled).
+    r.objects.reserve_exact(docs.len());
     for d in docs {
         match d {
             Ok(doc) => {

@@ -237,7 +237,9 @@ impl Graph {
             index_collisions: HashMap::new(),
             by_kind: HashMap::new(),
             ns_count: HashMap::new(),
-            edges: Vec::new(),
+            // About one reference per object is usual; a vector grown by doubling from empty is copied
+            // into ever larger fresh allocations.
+            edges: Vec::with_capacity(objects.len()),
             out: vec![Vec::new(); objects.len()],
             inn: vec![Vec::new(); objects.len()],
             producers: HashMap::new(),
@@ -502,25 +504,39 @@ impl Graph {
     }
 
     fn link(&mut self, apps: &[AppDir]) {
-        self.link_ingresses();
-        self.link_gateways();
-        self.link_routes();
-        self.link_traefik();
-        self.link_services();
-        self.link_cert_manager();
-        self.link_external_secrets();
-        self.link_events();
+        // The views are read while edges are added: lent out of the graph for the time, so that the
+        // linkers borrow them instead of cloning every view they read.
+        let views = std::mem::take(&mut self.views);
+        self.link_ingresses(&views);
+        self.link_gateways(&views);
+        self.link_routes(&views);
+        self.link_traefik(&views);
+        self.link_services(&views);
+        self.link_cert_manager(&views);
+        self.link_external_secrets(&views);
+        self.link_events(&views);
+        self.views = views;
         self.link_applications(apps);
     }
 
-    fn link_ingresses(&mut self) {
+    /// [`Graph::each`] over views lent out of the graph.
+    fn each_in<'s, 'v, T: ViewOf>(&'s self, views: &'v [View]) -> Vec<(ObjId, &'s Object, &'v T)> {
+        let mut ids: Vec<ObjId> = T::KINDS.iter().flat_map(|k| self.ids(*k).iter().copied()).collect();
+        ids.sort_unstable();
+        ids.into_iter().filter_map(|id| T::pick(&views[id.0]).map(|v| (id, self.obj(id), v))).collect()
+    }
+
+    fn link_ingresses(&mut self, views: &[View]) {
         let default_class = self
-            .each::<views::IngressClass>()
+            .each_in::<views::IngressClass>(views)
             .into_iter()
             .find(|(_, o, _)| o.annotation("ingressclass.kubernetes.io/is-default-class") == Some("true"))
             .map(|(_, o, _)| o.name.clone());
-        let classes: Vec<_> =
-            self.each::<views::IngressClass>().into_iter().map(|(id, _, c)| (id, c.spec.parameters.clone())).collect();
+        let classes: Vec<_> = self
+            .each_in::<views::IngressClass>(views)
+            .into_iter()
+            .map(|(id, _, c)| (id, c.spec.parameters.clone()))
+            .collect();
         for (id, params) in classes {
             if let Some(p) = params {
                 let (group, kind) = (p.api_group.unwrap_or_default(), p.kind.unwrap_or_default());
@@ -529,10 +545,10 @@ impl Graph {
             }
         }
         let ings: Vec<_> = self
-            .each::<views::Ingress>()
+            .each_in::<views::Ingress>(views)
             .into_iter()
             .map(|(id, o, i)| {
-                (id, o.namespace.clone(), o.annotation("kubernetes.io/ingress.class").map(str::to_string), i.clone())
+                (id, o.namespace.clone(), o.annotation("kubernetes.io/ingress.class").map(str::to_string), i)
             })
             .collect();
         for (id, ns, ann, ing) in ings {
@@ -574,9 +590,9 @@ impl Graph {
         }
     }
 
-    fn link_gateways(&mut self) {
+    fn link_gateways(&mut self, views: &[View]) {
         let gws: Vec<_> =
-            self.each::<views::Gateway>().into_iter().map(|(id, o, g)| (id, o.namespace.clone(), g.clone())).collect();
+            self.each_in::<views::Gateway>(views).into_iter().map(|(id, o, g)| (id, o.namespace.clone(), g)).collect();
         for (id, ns, gw) in gws {
             if !gw.spec.gateway_class_name.is_empty() {
                 self.push(
@@ -605,7 +621,7 @@ impl Graph {
             }
         }
         let classes: Vec<_> = self
-            .each::<views::GatewayClass>()
+            .each_in::<views::GatewayClass>(views)
             .into_iter()
             .map(|(id, _, c)| (id, c.spec.parameters_ref.clone()))
             .collect();
@@ -617,7 +633,7 @@ impl Graph {
             }
         }
         let sets: Vec<_> = self
-            .each::<views::ListenerSet>()
+            .each_in::<views::ListenerSet>(views)
             .into_iter()
             .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.parent_ref.clone()))
             .collect();
@@ -627,9 +643,9 @@ impl Graph {
         }
     }
 
-    fn link_routes(&mut self) {
+    fn link_routes(&mut self, views: &[View]) {
         let routes: Vec<_> =
-            self.each::<views::Route>().into_iter().map(|(id, o, r)| (id, o.namespace.clone(), r.clone())).collect();
+            self.each_in::<views::Route>(views).into_iter().map(|(id, o, r)| (id, o.namespace.clone(), r)).collect();
         for (id, ns, r) in routes {
             for (i, p) in r.spec.parent_refs.iter().enumerate() {
                 let kind = p.kind.as_deref().unwrap_or("Gateway");
@@ -675,11 +691,11 @@ impl Graph {
         }
     }
 
-    fn link_traefik(&mut self) {
+    fn link_traefik(&mut self, views: &[View]) {
         let routes: Vec<_> = self
-            .each::<views::TraefikRoute>()
+            .each_in::<views::TraefikRoute>(views)
             .into_iter()
-            .map(|(id, o, r)| (id, o.namespace.clone(), r.clone()))
+            .map(|(id, o, r)| (id, o.namespace.clone(), r))
             .collect();
         for (id, ns, r) in routes {
             for (ri, rule) in r.spec.routes.iter().enumerate() {
@@ -720,20 +736,20 @@ impl Graph {
         }
     }
 
-    fn link_services(&mut self) {
+    fn link_services(&mut self, views: &[View]) {
         // Index pod templates by (namespace, label key, label value) so that a selector looks at
         // candidates only.
         let mut by_label: HashMap<(String, String, String), Vec<ObjId>> = HashMap::new();
-        for (id, o, w) in self.each::<views::Workload>() {
+        for (id, o, w) in self.each_in::<views::Workload>(views) {
             let Some(ns) = &o.namespace else { continue };
             for (k, v) in &w.labels {
                 by_label.entry((ns.clone(), k.clone(), v.clone())).or_default().push(id);
             }
         }
         let svcs: Vec<_> = self
-            .each::<views::Service>()
+            .each_in::<views::Service>(views)
             .into_iter()
-            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.selector.clone()))
+            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.selector.as_ref()))
             .collect();
         for (id, ns, selector) in svcs {
             let (Some(ns), Some(sel)) = (ns, selector) else {
@@ -742,9 +758,9 @@ impl Graph {
             let Some((k0, v0)) = sel.iter().next() else {
                 continue;
             };
-            let candidates = by_label.get(&(ns.clone(), k0.clone(), v0.clone())).cloned().unwrap_or_default();
-            for w in candidates {
-                let labels = self.view::<views::Workload>(w).map(|w| &w.labels);
+            let candidates = by_label.get(&(ns.clone(), k0.clone(), v0.clone())).map_or(&[][..], Vec::as_slice);
+            for &w in candidates {
+                let labels = views::Workload::pick(&views[w.0]).map(|w| &w.labels);
                 if labels.is_some_and(|l| sel.iter().all(|(k, v)| l.get(k) == Some(v))) {
                     self.push_edge(Edge {
                         from: id,
@@ -760,11 +776,11 @@ impl Graph {
         }
     }
 
-    fn link_cert_manager(&mut self) {
+    fn link_cert_manager(&mut self, views: &[View]) {
         let certs: Vec<_> = self
-            .each::<views::Certificate>()
+            .each_in::<views::Certificate>(views)
             .into_iter()
-            .map(|(id, o, c)| (id, o.namespace.clone(), c.clone()))
+            .map(|(id, o, c)| (id, o.namespace.clone(), c))
             .collect();
         for (id, ns, c) in certs {
             if !c.spec.secret_name.is_empty() {
@@ -782,7 +798,7 @@ impl Graph {
                 self.push(id, EdgeKind::Issuer, (k, ns.as_deref(), &r.name), "spec.issuerRef.name".into());
             }
         }
-        let issuers: Vec<_> = self.each::<views::Issuer>().into_iter().map(|(id, _, i)| (id, i.clone())).collect();
+        let issuers: Vec<_> = self.each_in::<views::Issuer>(views).into_iter().map(|(id, _, i)| (id, i)).collect();
         for (id, i) in issuers {
             for (si, s) in i.spec.acme.iter().flat_map(|a| a.solvers.iter()).enumerate() {
                 if let Some(ing) = s.http01.as_ref().and_then(|h| h.ingress.as_ref()) {
@@ -807,11 +823,11 @@ impl Graph {
         }
     }
 
-    fn link_external_secrets(&mut self) {
+    fn link_external_secrets(&mut self, views: &[View]) {
         let ess: Vec<_> = self
-            .each::<views::ExternalSecret>()
+            .each_in::<views::ExternalSecret>(views)
             .into_iter()
-            .map(|(id, o, e)| (id, o.namespace.clone(), o.name.clone(), e.clone()))
+            .map(|(id, o, e)| (id, o.namespace.clone(), o.name.clone(), e))
             .collect();
         for (id, ns, name, es) in ess {
             let r = &es.spec.secret_store_ref;
@@ -828,9 +844,9 @@ impl Graph {
         }
     }
 
-    fn link_events(&mut self) {
+    fn link_events(&mut self, views: &[View]) {
         let evs: Vec<_> = self
-            .each::<views::Event>()
+            .each_in::<views::Event>(views)
             .into_iter()
             .filter_map(|(id, o, e)| e.subject().cloned().map(|s| (id, o.namespace.clone(), s)))
             .collect();

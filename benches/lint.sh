@@ -29,6 +29,12 @@ import sys
 n, t = int(sys.argv[1]), float(sys.argv[2])
 print(f"edgecheck lint (load + graph + model + all checks + JSON): {t*1000:.0f} ms, {n/t:,.0f} objects/s")
 PY
+# Peak memory of one more run (not timed): fresh pages cost a large share of a lint on small VMs.
+if [ -x /usr/bin/time ]; then
+  /usr/bin/time -f '%M' -o "$dir/rss" ./target/release/edgecheck lint --format json --now 2026-06-01T00:00:00Z \
+    "$dir/repo" >/dev/null 2>&1 || true
+  echo "edgecheck lint peak RSS: $(( $(tail -1 "$dir/rss") / 1024 )) MiB"
+fi
 if ! python3 -c 'import yaml; yaml.CLoader' 2>/dev/null; then
   pip install -q pyyaml >/dev/null 2>&1 || true
 fi

@@ -160,7 +160,7 @@ impl Analysis {
 
     /// `objects[]`: every loaded object of a kind edgecheck understands (first occurrences), in load order.
     pub fn object_entries(&self, graph: &Graph) -> Vec<ObjectEntry> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(graph.objects.len() - graph.duplicates.len());
         let dup: std::collections::HashSet<usize> = graph.duplicates.iter().map(|(d, _)| d.0).collect();
         for (id, o) in graph.iter() {
             if dup.contains(&id.0) || !understood(graph, id, o) {

@@ -5,6 +5,8 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use rayon::prelude::*;
+
 use crate::check::Options;
 use crate::inventory::{Inventory, LoadProblem, RepoInfo};
 use crate::kind::{Kind, K};
@@ -117,15 +119,45 @@ pub struct Graph {
     pub node_configs: Vec<crate::inventory::NodeConfig>,
     /// Kinds a live scan could not list, passed through from the inventory.
     pub unchecked: Vec<crate::inventory::Unchecked>,
-    index: HashMap<(Kind, Option<String>, String), ObjId>,
+    /// First occurrences by a hash of (kind, namespace, name): the objects hold the keys, so the index
+    /// does not copy them (see [`find_in`]).
+    index: HashMap<u64, ObjId>,
+    /// Further objects whose key hashes like an indexed object's but differs (rare).
+    index_collisions: HashMap<u64, Vec<ObjId>>,
     by_kind: HashMap<Kind, Vec<ObjId>>,
-    ns_count: HashMap<(Kind, String), usize>,
+    ns_count: HashMap<Kind, HashMap<String, usize>>,
     edges: Vec<Edge>,
     out: Vec<Vec<usize>>,
     inn: Vec<Vec<usize>>,
     producers: HashMap<(String, String), Vec<ObjId>>,
     crds: HashMap<Kind, ObjId>,
     namespace_explicit: Vec<bool>,
+}
+
+/// The hash [`Graph`]'s index keys objects by.
+fn key_hash(kind: &Kind, namespace: Option<&str>, name: &str) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut h = std::hash::DefaultHasher::new();
+    kind.hash(&mut h);
+    namespace.hash(&mut h);
+    name.hash(&mut h);
+    h.finish()
+}
+
+/// The indexed object whose (kind, namespace, name) is `key`, `hash` being its [`key_hash`].
+fn find_in(
+    objects: &[Object],
+    index: &HashMap<u64, ObjId>,
+    collisions: &HashMap<u64, Vec<ObjId>>,
+    hash: u64,
+    key: (&Kind, Option<&str>, &str),
+) -> Option<ObjId> {
+    let (kind, ns, name) = key;
+    let is = |id: &ObjId| {
+        let o = &objects[id.0];
+        o.kind == *kind && o.namespace.as_deref() == ns && o.name == name
+    };
+    index.get(&hash).copied().filter(is).or_else(|| collisions.get(&hash)?.iter().copied().find(is))
 }
 
 const CERT_MANAGER_SHIM: &[&str] =
@@ -147,8 +179,11 @@ impl Graph {
         } = inventory;
         let mut views = Vec::with_capacity(objects.len());
         let mut view_errors = Vec::new();
-        for (i, o) in objects.iter().enumerate() {
-            match View::build(&o.kind, &o.value) {
+        // Views are independent of each other: built in parallel, kept in object order.
+        let built: Vec<Result<View, views::SchemaError>> =
+            objects.par_iter().map(|o| View::build(&o.kind, &o.value)).collect();
+        for (i, b) in built.into_iter().enumerate() {
+            match b {
                 Ok(v) => views.push(v),
                 Err(e) => {
                     view_errors.push((ObjId(i), e));
@@ -199,9 +234,12 @@ impl Graph {
             node_configs,
             unchecked,
             index: HashMap::with_capacity(objects.len()),
+            index_collisions: HashMap::new(),
             by_kind: HashMap::new(),
             ns_count: HashMap::new(),
-            edges: Vec::new(),
+            // About one reference per object is usual; a vector grown by doubling from empty is copied
+            // into ever larger fresh allocations.
+            edges: Vec::with_capacity(objects.len()),
             out: vec![Vec::new(); objects.len()],
             inn: vec![Vec::new(); objects.len()],
             producers: HashMap::new(),
@@ -210,15 +248,36 @@ impl Graph {
             objects,
         };
         for (i, o) in g.objects.iter().enumerate() {
-            let key = (o.kind.clone(), o.namespace.clone(), o.name.clone());
-            if let Some(first) = g.index.get(&key) {
-                g.duplicates.push((ObjId(i), *first));
+            let (ns, h) = (o.namespace.as_deref(), key_hash(&o.kind, o.namespace.as_deref(), &o.name));
+            if let Some(first) = find_in(&g.objects, &g.index, &g.index_collisions, h, (&o.kind, ns, &o.name)) {
+                g.duplicates.push((ObjId(i), first));
                 continue;
             }
-            g.index.insert(key, ObjId(i));
-            g.by_kind.entry(o.kind.clone()).or_default().push(ObjId(i));
+            match g.index.entry(h) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(ObjId(i));
+                }
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    g.index_collisions.entry(h).or_default().push(ObjId(i))
+                }
+            }
+            match g.by_kind.get_mut(&o.kind) {
+                Some(ids) => ids.push(ObjId(i)),
+                None => {
+                    g.by_kind.insert(o.kind.clone(), vec![ObjId(i)]);
+                }
+            }
             if let Some(ns) = &o.namespace {
-                *g.ns_count.entry((o.kind.clone(), ns.clone())).or_default() += 1;
+                let per_ns = match g.ns_count.get_mut(&o.kind) {
+                    Some(m) => m,
+                    None => g.ns_count.entry(o.kind.clone()).or_default(),
+                };
+                match per_ns.get_mut(ns.as_str()) {
+                    Some(n) => *n += 1,
+                    None => {
+                        per_ns.insert(ns.clone(), 1);
+                    }
+                }
             }
         }
         g.index_crds();
@@ -266,8 +325,8 @@ impl Graph {
 
     /// Looks an object up by dynamic kind.
     pub fn find_kind(&self, kind: &Kind, namespace: Option<&str>, name: &str) -> Option<ObjId> {
-        let ns = if kind.namespaced() { namespace.map(str::to_string) } else { None };
-        self.index.get(&(kind.clone(), ns, name.to_string())).copied()
+        let ns = if kind.namespaced() { namespace } else { None };
+        find_in(&self.objects, &self.index, &self.index_collisions, key_hash(kind, ns, name), (kind, ns, name))
     }
 
     /// Number of objects of kind `k`.
@@ -277,7 +336,7 @@ impl Graph {
 
     /// Number of objects of kind `k` in `namespace`.
     pub fn count_in_namespace(&self, k: K, namespace: &str) -> usize {
-        self.ns_count.get(&(k.to_kind(), namespace.to_string())).copied().unwrap_or(0)
+        self.ns_count.get(&k.to_kind()).and_then(|m| m.get(namespace)).copied().unwrap_or(0)
     }
 
     /// Whether the object's namespace was written in its manifest (not defaulted).
@@ -445,25 +504,39 @@ impl Graph {
     }
 
     fn link(&mut self, apps: &[AppDir]) {
-        self.link_ingresses();
-        self.link_gateways();
-        self.link_routes();
-        self.link_traefik();
-        self.link_services();
-        self.link_cert_manager();
-        self.link_external_secrets();
-        self.link_events();
+        // The views are read while edges are added: lent out of the graph for the time, so that the
+        // linkers borrow them instead of cloning every view they read.
+        let views = std::mem::take(&mut self.views);
+        self.link_ingresses(&views);
+        self.link_gateways(&views);
+        self.link_routes(&views);
+        self.link_traefik(&views);
+        self.link_services(&views);
+        self.link_cert_manager(&views);
+        self.link_external_secrets(&views);
+        self.link_events(&views);
+        self.views = views;
         self.link_applications(apps);
     }
 
-    fn link_ingresses(&mut self) {
+    /// [`Graph::each`] over views lent out of the graph.
+    fn each_in<'s, 'v, T: ViewOf>(&'s self, views: &'v [View]) -> Vec<(ObjId, &'s Object, &'v T)> {
+        let mut ids: Vec<ObjId> = T::KINDS.iter().flat_map(|k| self.ids(*k).iter().copied()).collect();
+        ids.sort_unstable();
+        ids.into_iter().filter_map(|id| T::pick(&views[id.0]).map(|v| (id, self.obj(id), v))).collect()
+    }
+
+    fn link_ingresses(&mut self, views: &[View]) {
         let default_class = self
-            .each::<views::IngressClass>()
+            .each_in::<views::IngressClass>(views)
             .into_iter()
             .find(|(_, o, _)| o.annotation("ingressclass.kubernetes.io/is-default-class") == Some("true"))
             .map(|(_, o, _)| o.name.clone());
-        let classes: Vec<_> =
-            self.each::<views::IngressClass>().into_iter().map(|(id, _, c)| (id, c.spec.parameters.clone())).collect();
+        let classes: Vec<_> = self
+            .each_in::<views::IngressClass>(views)
+            .into_iter()
+            .map(|(id, _, c)| (id, c.spec.parameters.clone()))
+            .collect();
         for (id, params) in classes {
             if let Some(p) = params {
                 let (group, kind) = (p.api_group.unwrap_or_default(), p.kind.unwrap_or_default());
@@ -472,10 +545,10 @@ impl Graph {
             }
         }
         let ings: Vec<_> = self
-            .each::<views::Ingress>()
+            .each_in::<views::Ingress>(views)
             .into_iter()
             .map(|(id, o, i)| {
-                (id, o.namespace.clone(), o.annotation("kubernetes.io/ingress.class").map(str::to_string), i.clone())
+                (id, o.namespace.clone(), o.annotation("kubernetes.io/ingress.class").map(str::to_string), i)
             })
             .collect();
         for (id, ns, ann, ing) in ings {
@@ -517,9 +590,9 @@ impl Graph {
         }
     }
 
-    fn link_gateways(&mut self) {
+    fn link_gateways(&mut self, views: &[View]) {
         let gws: Vec<_> =
-            self.each::<views::Gateway>().into_iter().map(|(id, o, g)| (id, o.namespace.clone(), g.clone())).collect();
+            self.each_in::<views::Gateway>(views).into_iter().map(|(id, o, g)| (id, o.namespace.clone(), g)).collect();
         for (id, ns, gw) in gws {
             if !gw.spec.gateway_class_name.is_empty() {
                 self.push(
@@ -548,7 +621,7 @@ impl Graph {
             }
         }
         let classes: Vec<_> = self
-            .each::<views::GatewayClass>()
+            .each_in::<views::GatewayClass>(views)
             .into_iter()
             .map(|(id, _, c)| (id, c.spec.parameters_ref.clone()))
             .collect();
@@ -560,7 +633,7 @@ impl Graph {
             }
         }
         let sets: Vec<_> = self
-            .each::<views::ListenerSet>()
+            .each_in::<views::ListenerSet>(views)
             .into_iter()
             .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.parent_ref.clone()))
             .collect();
@@ -570,9 +643,9 @@ impl Graph {
         }
     }
 
-    fn link_routes(&mut self) {
+    fn link_routes(&mut self, views: &[View]) {
         let routes: Vec<_> =
-            self.each::<views::Route>().into_iter().map(|(id, o, r)| (id, o.namespace.clone(), r.clone())).collect();
+            self.each_in::<views::Route>(views).into_iter().map(|(id, o, r)| (id, o.namespace.clone(), r)).collect();
         for (id, ns, r) in routes {
             for (i, p) in r.spec.parent_refs.iter().enumerate() {
                 let kind = p.kind.as_deref().unwrap_or("Gateway");
@@ -618,11 +691,11 @@ impl Graph {
         }
     }
 
-    fn link_traefik(&mut self) {
+    fn link_traefik(&mut self, views: &[View]) {
         let routes: Vec<_> = self
-            .each::<views::TraefikRoute>()
+            .each_in::<views::TraefikRoute>(views)
             .into_iter()
-            .map(|(id, o, r)| (id, o.namespace.clone(), r.clone()))
+            .map(|(id, o, r)| (id, o.namespace.clone(), r))
             .collect();
         for (id, ns, r) in routes {
             for (ri, rule) in r.spec.routes.iter().enumerate() {
@@ -663,20 +736,20 @@ impl Graph {
         }
     }
 
-    fn link_services(&mut self) {
+    fn link_services(&mut self, views: &[View]) {
         // Index pod templates by (namespace, label key, label value) so that a selector looks at
         // candidates only.
         let mut by_label: HashMap<(String, String, String), Vec<ObjId>> = HashMap::new();
-        for (id, o, w) in self.each::<views::Workload>() {
+        for (id, o, w) in self.each_in::<views::Workload>(views) {
             let Some(ns) = &o.namespace else { continue };
             for (k, v) in &w.labels {
                 by_label.entry((ns.clone(), k.clone(), v.clone())).or_default().push(id);
             }
         }
         let svcs: Vec<_> = self
-            .each::<views::Service>()
+            .each_in::<views::Service>(views)
             .into_iter()
-            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.selector.clone()))
+            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.selector.as_ref()))
             .collect();
         for (id, ns, selector) in svcs {
             let (Some(ns), Some(sel)) = (ns, selector) else {
@@ -685,9 +758,9 @@ impl Graph {
             let Some((k0, v0)) = sel.iter().next() else {
                 continue;
             };
-            let candidates = by_label.get(&(ns.clone(), k0.clone(), v0.clone())).cloned().unwrap_or_default();
-            for w in candidates {
-                let labels = self.view::<views::Workload>(w).map(|w| &w.labels);
+            let candidates = by_label.get(&(ns.clone(), k0.clone(), v0.clone())).map_or(&[][..], Vec::as_slice);
+            for &w in candidates {
+                let labels = views::Workload::pick(&views[w.0]).map(|w| &w.labels);
                 if labels.is_some_and(|l| sel.iter().all(|(k, v)| l.get(k) == Some(v))) {
                     self.push_edge(Edge {
                         from: id,
@@ -703,11 +776,11 @@ impl Graph {
         }
     }
 
-    fn link_cert_manager(&mut self) {
+    fn link_cert_manager(&mut self, views: &[View]) {
         let certs: Vec<_> = self
-            .each::<views::Certificate>()
+            .each_in::<views::Certificate>(views)
             .into_iter()
-            .map(|(id, o, c)| (id, o.namespace.clone(), c.clone()))
+            .map(|(id, o, c)| (id, o.namespace.clone(), c))
             .collect();
         for (id, ns, c) in certs {
             if !c.spec.secret_name.is_empty() {
@@ -725,7 +798,7 @@ impl Graph {
                 self.push(id, EdgeKind::Issuer, (k, ns.as_deref(), &r.name), "spec.issuerRef.name".into());
             }
         }
-        let issuers: Vec<_> = self.each::<views::Issuer>().into_iter().map(|(id, _, i)| (id, i.clone())).collect();
+        let issuers: Vec<_> = self.each_in::<views::Issuer>(views).into_iter().map(|(id, _, i)| (id, i)).collect();
         for (id, i) in issuers {
             for (si, s) in i.spec.acme.iter().flat_map(|a| a.solvers.iter()).enumerate() {
                 if let Some(ing) = s.http01.as_ref().and_then(|h| h.ingress.as_ref()) {
@@ -750,11 +823,11 @@ impl Graph {
         }
     }
 
-    fn link_external_secrets(&mut self) {
+    fn link_external_secrets(&mut self, views: &[View]) {
         let ess: Vec<_> = self
-            .each::<views::ExternalSecret>()
+            .each_in::<views::ExternalSecret>(views)
             .into_iter()
-            .map(|(id, o, e)| (id, o.namespace.clone(), o.name.clone(), e.clone()))
+            .map(|(id, o, e)| (id, o.namespace.clone(), o.name.clone(), e))
             .collect();
         for (id, ns, name, es) in ess {
             let r = &es.spec.secret_store_ref;
@@ -771,9 +844,9 @@ impl Graph {
         }
     }
 
-    fn link_events(&mut self) {
+    fn link_events(&mut self, views: &[View]) {
         let evs: Vec<_> = self
-            .each::<views::Event>()
+            .each_in::<views::Event>(views)
             .into_iter()
             .filter_map(|(id, o, e)| e.subject().cloned().map(|s| (id, o.namespace.clone(), s)))
             .collect();

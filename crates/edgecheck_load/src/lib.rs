@@ -65,7 +65,9 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
             inputs.push(Input { path: p.clone(), display: display(p), stdin: false });
             continue;
         }
-        let charts = chart_dirs(p);
+        // One walk finds both the manifests and the charts (`Chart.yaml`) whose templates they may be.
+        let mut charts = chart_ancestors(p);
+        let mut found = Vec::new();
         for entry in walkdir::WalkDir::new(p)
             .sort_by_file_name()
             .into_iter()
@@ -79,22 +81,35 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
                     continue;
                 }
             };
+            if entry.file_type().is_file() && entry.file_name() == "Chart.yaml" {
+                if let Some(parent) = entry.path().parent() {
+                    charts.push(parent.to_path_buf());
+                }
+            }
             // Symlinks to files are read like files; a dangling one becomes an `Unreadable` problem.
             let is_file = entry.file_type().is_file() || (entry.file_type().is_symlink() && !entry.path().is_dir());
             if !is_file || !has_manifest_extension(entry.path()) {
                 continue;
             }
-            if charts.iter().any(|c| entry.path().starts_with(c.join("templates"))) {
+            found.push(entry.into_path());
+        }
+        let templates: Vec<PathBuf> = charts.iter().map(|c| c.join("templates")).collect();
+        for path in found {
+            if templates.iter().any(|t| path.starts_with(t)) {
                 skipped_templates += 1;
                 continue;
             }
-            inputs.push(Input { path: entry.path().to_path_buf(), display: display(entry.path()), stdin: false });
+            inputs.push(Input { display: display(&path), path, stdin: false });
         }
     }
 
     let parsed: Vec<FileResult> = inputs.par_iter().map(load_input).collect();
     inv.files = parsed.len();
     inv.skipped_templates = skipped_templates;
+    // Sized once: grown by doubling, the vector of a large repository's objects was copied into ever
+    // larger fresh allocations, several times its final size in all.
+    inv.objects.reserve_exact(parsed.iter().map(|r| r.objects.len()).sum());
+    inv.problems.reserve_exact(parsed.iter().map(|r| r.problems.len()).sum());
     for r in parsed {
         inv.objects.extend(r.objects);
         inv.problems.extend(r.problems);
@@ -199,6 +214,9 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
     } else {
         yaml::parse_documents(text)
     };
+    // One object per document but for Lists: each file's vector is the right size (all of them are alive
+    // until the inventory is assembled).
+    r.objects.reserve_exact(docs.len());
     for d in docs {
         match d {
             Ok(doc) => {
@@ -257,8 +275,9 @@ fn is_ignored_dir(e: &walkdir::DirEntry) -> bool {
         && e.file_name().to_str().is_some_and(|n| n.starts_with('.') || n == "node_modules" || n == "target")
 }
 
-/// Directories holding a `Chart.yaml`: their `templates/` are Helm templates, not manifests.
-fn chart_dirs(root: &Path) -> Vec<PathBuf> {
+/// `root` and the directories above it that hold a `Chart.yaml`: their `templates/` are Helm templates,
+/// not manifests (charts below `root` are found by the walk itself).
+fn chart_ancestors(root: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
     let mut cur = Some(root);
     while let Some(d) = cur {
@@ -266,13 +285,6 @@ fn chart_dirs(root: &Path) -> Vec<PathBuf> {
             out.push(d.to_path_buf());
         }
         cur = d.parent().filter(|p| !p.as_os_str().is_empty());
-    }
-    for e in walkdir::WalkDir::new(root).into_iter().filter_entry(|e| e.depth() == 0 || !is_ignored_dir(e)).flatten() {
-        if e.file_type().is_file() && e.file_name() == "Chart.yaml" {
-            if let Some(parent) = e.path().parent() {
-                out.push(parent.to_path_buf());
-            }
-        }
     }
     out
 }

@@ -95,13 +95,20 @@ fn is_blank(chunk: &str) -> bool {
     })
 }
 
+/// A container being built. Its contents wait on the builder's shared stacks (`entries` from `start` for a
+/// mapping, `items` from `start` for a sequence) and are moved into a container of exactly their size when
+/// it ends: growing each small map and list as it filled left most of their capacity unused.
 enum Frame {
-    Map { map: Map<String, Value>, path: u64, key: Option<(String, u64)>, anchor: usize },
-    Seq { items: Vec<Value>, path: u64, anchor: usize },
+    Map { start: usize, path: u64, key: Option<(String, u64)>, anchor: usize },
+    Seq { start: usize, path: u64, anchor: usize },
 }
 
 struct Builder {
     stack: Vec<Frame>,
+    /// Key/value pairs of the open mappings, innermost last, in document order (`<<` keys included).
+    entries: Vec<(String, Value)>,
+    /// Items of the open sequences, innermost last.
+    items: Vec<Value>,
     anchors: HashMap<usize, Value>,
     lines: LineTable,
     offset: u32,
@@ -124,8 +131,8 @@ impl Builder {
             }
             Some(Frame::Map { key: Some((_, p)), .. }) => *p,
             Some(Frame::Map { path, .. }) => *path,
-            Some(Frame::Seq { items, path, .. }) => {
-                let p = LineTable::index(*path, items.len());
+            Some(Frame::Seq { start, path, .. }) => {
+                let p = LineTable::index(*path, self.items.len() - start);
                 self.lines.insert(p, line);
                 p
             }
@@ -135,14 +142,10 @@ impl Builder {
     fn put(&mut self, v: Value) {
         match self.stack.last_mut() {
             None => self.root = Some(v),
-            Some(Frame::Seq { items, .. }) => items.push(v),
-            Some(Frame::Map { map, key, .. }) => {
+            Some(Frame::Seq { .. }) => self.items.push(v),
+            Some(Frame::Map { key, .. }) => {
                 if let Some((k, _)) = key.take() {
-                    if k == "<<" {
-                        merge_into(map, v);
-                    } else {
-                        map.insert(k, v);
-                    }
+                    self.entries.push((k, v));
                 }
             }
         }
@@ -160,7 +163,7 @@ impl Builder {
                 }
                 let _ = self.child_path(m);
                 let tagged_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
-                let v = if style == TScalarStyle::Plain && !tagged_str { resolve_plain(&s) } else { Value::String(s) };
+                let v = if style == TScalarStyle::Plain && !tagged_str { resolve_plain(s) } else { Value::String(s) };
                 if anchor > 0 {
                     self.anchors.insert(anchor, v.clone());
                 }
@@ -179,16 +182,28 @@ impl Builder {
             }
             Event::MappingStart(anchor, _) => {
                 let path = self.child_path(m);
-                self.stack.push(Frame::Map { map: Map::new(), path, key: None, anchor });
+                self.stack.push(Frame::Map { start: self.entries.len(), path, key: None, anchor });
             }
             Event::SequenceStart(anchor, _) => {
                 let path = self.child_path(m);
-                self.stack.push(Frame::Seq { items: Vec::new(), path, anchor });
+                self.stack.push(Frame::Seq { start: self.items.len(), path, anchor });
             }
             Event::MappingEnd | Event::SequenceEnd => {
                 let (v, anchor) = match self.stack.pop() {
-                    Some(Frame::Map { map, anchor, .. }) => (Value::Object(map), anchor),
-                    Some(Frame::Seq { items, anchor, .. }) => (Value::Array(items), anchor),
+                    Some(Frame::Map { start, anchor, .. }) => {
+                        let mut map = Map::with_capacity(self.entries.len() - start);
+                        for (k, v) in self.entries.drain(start..) {
+                            if k == "<<" {
+                                merge_into(&mut map, v);
+                            } else {
+                                map.insert(k, v);
+                            }
+                        }
+                        (Value::Object(map), anchor)
+                    }
+                    Some(Frame::Seq { start, anchor, .. }) => {
+                        (Value::Array(self.items.drain(start..).collect()), anchor)
+                    }
                     None => return,
                 };
                 if anchor > 0 {
@@ -235,6 +250,8 @@ fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxErro
     let mut parser = Parser::new_from_str(text);
     let mut b = Builder {
         stack: Vec::new(),
+        entries: Vec::new(),
+        items: Vec::new(),
         anchors: HashMap::new(),
         lines: LineTable::default(),
         offset: start_line - 1,
@@ -274,8 +291,8 @@ fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxErro
 
 /// Resolves a plain scalar by the YAML 1.2 core schema (what Kubernetes' YAML reader accepts for
 /// these forms).
-fn resolve_plain(s: &str) -> Value {
-    match s {
+fn resolve_plain(s: String) -> Value {
+    match s.as_str() {
         "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
         "true" | "True" | "TRUE" => return Value::Bool(true),
         "false" | "False" | "FALSE" => return Value::Bool(false),
@@ -284,7 +301,7 @@ fn resolve_plain(s: &str) -> Value {
     let b = s.as_bytes();
     let first = b[0];
     if !(first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.') {
-        return Value::String(s.to_string());
+        return Value::String(s);
     }
     if let Some(hex) = s.strip_prefix("0x") {
         if let Ok(n) = i64::from_str_radix(hex, 16) {
@@ -296,7 +313,7 @@ fn resolve_plain(s: &str) -> Value {
             return Value::Number(n.into());
         }
     }
-    let digits = s.strip_prefix(['-', '+']).unwrap_or(s);
+    let digits = s.strip_prefix(['-', '+']).unwrap_or(&s);
     if !digits.is_empty() && digits.bytes().all(|c| c.is_ascii_digit()) {
         if let Ok(n) = s.parse::<i64>() {
             return Value::Number(n.into());
@@ -311,7 +328,7 @@ fn resolve_plain(s: &str) -> Value {
             }
         }
     }
-    Value::String(s.to_string())
+    Value::String(s)
 }
 
 #[cfg(test)]

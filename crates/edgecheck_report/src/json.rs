@@ -2,7 +2,9 @@
 
 use edgecheck_checks::diagnose::Diagnosis;
 use edgecheck_checks::model::{ExpectedCondition, ParentKey};
+use edgecheck_checks::{ObjectEntry, Summary};
 use edgecheck_core::{Finding, ObjectRef};
+use serde::ser::{Serialize, SerializeMap as _, Serializer};
 use serde_json::{json, Map, Value};
 
 use crate::Report;
@@ -152,49 +154,124 @@ pub fn diagnosis_json(d: &Diagnosis) -> Value {
 
 /// The whole document.
 pub fn render_json(r: &Report<'_>) -> String {
-    let objects: Vec<Value> = r
-        .objects
-        .iter()
-        .map(|o| {
-            let Value::Object(mut m) = object_ref_json(&o.object) else { unreachable!("object_ref_json returns an object") };
-            if let Some(h) = &o.health {
-                m.insert("health".into(), h.status.as_str().into());
-                m.insert("health_message".into(), h.message.clone().into());
-            }
-            if !o.expected_conditions.is_empty() {
-                m.insert("expected_conditions".into(), o.expected_conditions.iter().map(condition_json).collect());
-            }
-            if !o.listeners.is_empty() {
-                let ls: Vec<Value> = o
-                    .listeners
-                    .iter()
-                    .map(|(n, s)| json!({"name": n, "attachedRoutes": s.attached_routes, "supportedKinds": s.supported_kinds}))
-                    .collect();
-                m.insert("listeners".into(), ls.into());
-            }
-            if let Some(f) = &o.file {
-                m.insert("file".into(), f.clone().into());
-            }
-            if let Some(l) = o.line {
-                m.insert("line".into(), l.into());
-            }
-            Value::Object(m)
-        })
-        .collect();
-    let s = r.summary;
-    let doc = json!({
-        "version": 1,
-        "findings": r.findings.iter().map(finding_json).collect::<Vec<_>>(),
-        "diagnoses": r.diagnoses.iter().map(diagnosis_json).collect::<Vec<_>>(),
-        "objects": objects,
-        "summary": {
-            "objects": s.objects, "errors": s.errors, "warnings": s.warnings, "infos": s.infos,
-            "suppressed": s.suppressed, "files": s.files,
-            "skipped_documents": s.skipped_documents, "skipped_templates": s.skipped_templates,
-            "targets": s.targets,
-        },
-    });
-    let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
-    out.push('\n');
-    out
+    let mut out = Vec::with_capacity(4096);
+    // Writing to a Vec cannot fail.
+    let _ = write_json(r, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The whole document, streamed to `out` (what [`render_json`] returns, without building it in memory
+/// first: on a large repository the document as a `Value` tree was several times the size of the text).
+pub fn write_json(r: &Report<'_>, out: &mut dyn std::io::Write) -> std::io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &Doc(r))?;
+    out.write_all(b"\n")
+}
+
+/// `diagnoses[]`, one diagnosis at a time.
+struct Diagnoses<'a>(&'a [Diagnosis]);
+
+impl Serialize for Diagnoses<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeSeq as _;
+        let mut seq = ser.serialize_seq(Some(self.0.len()))?;
+        for d in self.0 {
+            seq.serialize_element(&diagnosis_json(d))?;
+        }
+        seq.end()
+    }
+}
+
+/// `{"version", "findings", "diagnoses", "objects", "summary"}`, in that order.
+struct Doc<'a>(&'a Report<'a>);
+
+impl Serialize for Doc<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let r = self.0;
+        let s = r.summary;
+        let mut m = ser.serialize_map(Some(5))?;
+        m.serialize_entry("version", &1)?;
+        m.serialize_entry("findings", &Findings(r.findings))?;
+        m.serialize_entry("diagnoses", &Diagnoses(r.diagnoses))?;
+        m.serialize_entry("objects", &Objects(r.objects))?;
+        m.serialize_entry("summary", &SummaryJson(s))?;
+        m.end()
+    }
+}
+
+struct Findings<'a>(&'a [Finding]);
+
+impl Serialize for Findings<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.0.iter().map(finding_json))
+    }
+}
+
+struct Objects<'a>(&'a [ObjectEntry]);
+
+impl Serialize for Objects<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        ser.collect_seq(self.0.iter().map(ObjectJson))
+    }
+}
+
+/// One entry of `objects[]`: the object reference's fields, then health, expected conditions,
+/// listeners, file and line, each only when there is something to say.
+struct ObjectJson<'a>(&'a ObjectEntry);
+
+impl Serialize for ObjectJson<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let o = self.0;
+        let r = &o.object;
+        let mut m = ser.serialize_map(None)?;
+        if let Some(a) = &r.api_version {
+            m.serialize_entry("apiVersion", a)?;
+        }
+        m.serialize_entry("kind", &r.kind)?;
+        if let Some(ns) = &r.namespace {
+            m.serialize_entry("namespace", ns)?;
+        }
+        m.serialize_entry("name", &r.name)?;
+        if let Some(h) = &o.health {
+            m.serialize_entry("health", h.status.as_str())?;
+            m.serialize_entry("health_message", &h.message)?;
+        }
+        if !o.expected_conditions.is_empty() {
+            let cs: Vec<Value> = o.expected_conditions.iter().map(condition_json).collect();
+            m.serialize_entry("expected_conditions", &cs)?;
+        }
+        if !o.listeners.is_empty() {
+            let ls: Vec<Value> = o
+                .listeners
+                .iter()
+                .map(|(n, s)| json!({"name": n, "attachedRoutes": s.attached_routes, "supportedKinds": s.supported_kinds}))
+                .collect();
+            m.serialize_entry("listeners", &ls)?;
+        }
+        if let Some(f) = &o.file {
+            m.serialize_entry("file", f)?;
+        }
+        if let Some(l) = o.line {
+            m.serialize_entry("line", &l)?;
+        }
+        m.end()
+    }
+}
+
+struct SummaryJson<'a>(&'a Summary);
+
+impl Serialize for SummaryJson<'_> {
+    fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
+        let s = self.0;
+        let mut m = ser.serialize_map(Some(9))?;
+        m.serialize_entry("objects", &s.objects)?;
+        m.serialize_entry("errors", &s.errors)?;
+        m.serialize_entry("warnings", &s.warnings)?;
+        m.serialize_entry("infos", &s.infos)?;
+        m.serialize_entry("suppressed", &s.suppressed)?;
+        m.serialize_entry("files", &s.files)?;
+        m.serialize_entry("skipped_documents", &s.skipped_documents)?;
+        m.serialize_entry("skipped_templates", &s.skipped_templates)?;
+        m.serialize_entry("targets", &s.targets)?;
+        m.end()
+    }
 }

@@ -19,7 +19,7 @@ use edgecheck_core::Finding;
 pub use catalogue::{render_catalogue, render_explain};
 pub use dot::render_dot;
 pub use html::render_html;
-pub use json::{object_ref_json, render_json};
+pub use json::{object_ref_json, render_json, write_json};
 pub use markdown::render_markdown;
 pub use mermaid::render_mermaid;
 pub use sarif::render_sarif;
@@ -90,6 +90,19 @@ pub fn render(report: &Report<'_>, format: Format, color: bool) -> String {
         Format::Dot => render_dot(report),
         Format::Mermaid => render_mermaid(report),
         Format::Html => render_html(report),
+    }
+}
+
+/// Renders a report to `out`; JSON is streamed, the other formats are rendered and then written.
+pub fn render_to(
+    report: &Report<'_>,
+    format: Format,
+    color: bool,
+    out: &mut dyn std::io::Write,
+) -> std::io::Result<()> {
+    match format {
+        Format::Json => write_json(report, out),
+        _ => out.write_all(render(report, format, color).as_bytes()),
     }
 }
 

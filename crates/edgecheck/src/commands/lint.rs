@@ -103,6 +103,7 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
     let t0 = std::time::Instant::now();
     let (inventory, errors) = edgecheck_load::load_paths(&args.paths, &load_opts);
     let t_load = t0.elapsed();
+    let m_load = if timings { peak_rss() } else { String::new() };
     for e in &errors {
         eprintln!("edgecheck: {e}");
     }
@@ -122,8 +123,10 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
     };
     let graph = Graph::build(inventory, &options);
     let t_graph = t0.elapsed();
+    let m_graph = if timings { peak_rss() } else { String::new() };
     let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &[]);
     let t_checks = t0.elapsed();
+    let m_checks = if timings { peak_rss() } else { String::new() };
     let code = emit(&graph, &analysis, &s);
     if timings {
         eprintln!(
@@ -133,12 +136,21 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
             t_checks - t_graph,
             t0.elapsed() - t_checks
         );
+        eprintln!("peak RSS after: load {m_load}, graph {m_graph}, model+checks {m_checks}, render {}", peak_rss());
     }
     // The graph is large and the process is about to end: let the OS reclaim it instead of freeing
     // every node (a tenth of a large lint).
     std::mem::forget(analysis);
     std::mem::forget(graph);
     code
+}
+
+/// The process's peak resident set so far (`VmHWM`), for `EDGECHECK_TIMINGS`; `?` where unknown.
+fn peak_rss() -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find_map(|l| l.strip_prefix("VmHWM:").map(|v| v.trim().to_string())))
+        .unwrap_or_else(|| "?".into())
 }
 
 pub fn emit(graph: &Graph, analysis: &edgecheck_checks::Analysis, s: &Settings) -> anyhow::Result<u8> {
@@ -170,7 +182,7 @@ pub fn emit_with(
         diagnoses: &diagnoses,
         trace: false,
     };
-    super::write_stdout(&edgecheck_report::render(&report, s.format, s.color))?;
+    super::write_report(&report, s.format, s.color)?;
     let failed = s.fail_on.is_some_and(|t| analysis.findings.iter().any(|f| f.severity.reaches(t)));
     Ok(u8::from(failed))
 }

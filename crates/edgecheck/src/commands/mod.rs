@@ -21,6 +21,20 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
     }
 }
 
+/// Renders a report to stdout through a buffer (JSON is streamed, not built in memory first), failing on
+/// a broken pipe (which `main` turns into exit 0).
+pub fn write_report(
+    report: &edgecheck_report::Report<'_>,
+    format: edgecheck_report::Format,
+    color: bool,
+) -> anyhow::Result<()> {
+    use std::io::Write as _;
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
+    edgecheck_report::render_to(report, format, color, &mut out)?;
+    out.flush()?;
+    Ok(())
+}
+
 /// Writes to stdout, failing on a broken pipe (which `main` turns into exit 0).
 pub fn write_stdout(s: &str) -> anyhow::Result<()> {
     use std::io::Write as _;

@@ -37,11 +37,18 @@ pub fn fixtures_dir() -> PathBuf {
 
 /// Loads fixture text (after PKI expansion) into a graph.
 pub fn graph_from_text(name: &str, text: &str) -> (Graph, Options) {
+    let (graph, options, _) = graph_and_pki(name, text);
+    (graph, options)
+}
+
+/// As [`graph_from_text`], keeping the fixture's PKI (for its observations sidecar).
+fn graph_and_pki(name: &str, text: &str) -> (Graph, Options, Pki) {
     let options = options_from_header(text);
-    let expanded = Pki::default().expand(text);
+    let mut pki = Pki::default();
+    let expanded = pki.expand(text);
     let mut inv = edgecheck_load::load_text(name, &expanded);
     apply_repo_header(&mut inv, &expanded);
-    (Graph::build(inv, &options), options)
+    (Graph::build(inv, &options), options, pki)
 }
 
 /// Fixture repositories: `# repo: URL dirs=a/b,c` declares the linted checkout (remote `URL`, those
@@ -234,8 +241,8 @@ pub fn run_layer_fixtures(layer: &str) -> BTreeMap<String, Vec<(String, bool)>> 
             continue;
         };
         let name = format!("{layer}/{file}");
-        let (graph, options) = graph_from_text(&name, &text);
-        let findings = run_check_with(check, &graph, &options, &observations_for(&path));
+        let (graph, options, mut pki) = graph_and_pki(&name, &text);
+        let findings = run_check_with(check, &graph, &options, &observations_with(&path, &mut pki));
         let mut got: Vec<Expect> = findings
             .iter()
             .map(|f| Expect {
@@ -281,11 +288,16 @@ pub fn assert_coverage(layer: &str, per_code: &BTreeMap<String, Vec<(String, boo
     assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
-/// The observations sidecar of a fixture (`<fixture>.observations.json`), if any.
-pub fn observations_for(fixture: &Path) -> Vec<edgecheck_core::observation::TargetObservation> {
+/// The observations sidecar of a fixture (`<fixture>.observations.json`), if any, with the fixture's
+/// certificates: `{{sha256 NAME}}`, `{{notbefore NAME}}` and `{{notafter NAME}}` (unix seconds) describe a certificate the fixture defined, so a sidecar can say
+/// that the server serves exactly that certificate, or another one.
+fn observations_with(fixture: &Path, pki: &mut Pki) -> Vec<edgecheck_core::observation::TargetObservation> {
     let sidecar = fixture.with_extension("observations.json");
     match std::fs::read_to_string(&sidecar) {
-        Ok(text) => serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", sidecar.display())),
+        Ok(text) => {
+            let text = pki.expand(&text);
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", sidecar.display()))
+        }
         Err(_) => Vec::new(),
     }
 }
@@ -337,6 +349,17 @@ impl Pki {
             Some(w) => (true, w),
             None => (false, what),
         };
+        if matches!(what, "sha256" | "notbefore" | "notafter") {
+            let c = self.certs.get(&name).unwrap_or_else(|| panic!("{{{{{what} {name}}}}}: `{name}` is not defined"));
+            let blocks = edgecheck_core::cert::parse_pem(&c.pem).unwrap_or_default();
+            let info = blocks.first().and_then(|b| edgecheck_core::cert::CertInfo::from_der(&b.der).ok());
+            let info = info.unwrap_or_else(|| panic!("{name}: not a certificate"));
+            return match what {
+                "sha256" => info.sha256,
+                "notbefore" => info.not_before.to_string(),
+                _ => info.not_after.to_string(),
+            };
+        }
         if what == "cert" && !self.certs.contains_key(&name) {
             self.define(&d[d.find("cert").map_or(0, |i| i + 4)..]);
         }

@@ -554,8 +554,10 @@ fn state_of(n: &PathNode, findings: &[Finding]) -> NodeState {
 
 fn link(n: &PathNode, ni: usize, f: &Finding, fi: usize) -> ChainLink {
     // A finding drawn from an Event names the Event: the chain shows it as the Event.
-    // A probe finding is about the endpoint, whatever node it sits on.
-    let endpoint = f.object.kind == "Endpoint";
+    // A probe finding is about the endpoint, unless it names the node's object (a join of what
+    // was seen with the object that explains it).
+    let endpoint =
+        f.object.kind == "Endpoint" && !n.object.as_ref().is_some_and(|o| f.related.iter().any(|r| key(r) == key(o)));
     let object = f
         .related
         .iter()
@@ -568,7 +570,7 @@ fn link(n: &PathNode, ni: usize, f: &Finding, fi: usize) -> ChainLink {
         let m = m.split_once(" in pod ").map_or(m, |(a, _)| a);
         format!("\"{m}\"")
     });
-    let state = if endpoint {
+    let state = if f.object.kind == "Endpoint" {
         f.message.clone()
     } else if n.state == NodeState::Missing && object.kind != "Event" {
         "missing".to_string()

@@ -3,6 +3,7 @@
 //! earlier ones worked, so one broken endpoint gives one root cause, not a cascade.
 
 // --- probe (DNS100–DNS149, LSN100–LSN149, TLS100–TLS149, APP001–APP099) by h-probe
+mod backend_proxy_no_endpoints;
 mod dns_name_unresolved;
 mod dns_resolvers_disagree;
 mod endpoint_app_error;
@@ -15,6 +16,7 @@ mod tls_cert_expiring;
 mod tls_cert_invalid;
 mod tls_handshake_failed;
 mod tls_legacy_accepted;
+mod tls_served_cert_stale;
 
 use edgecheck_core::observation::{DnsObservation, HandshakeOutcome, TargetObservation};
 use edgecheck_core::{FindingBuilder, Findings, ObjectRef};
@@ -24,6 +26,7 @@ use crate::framework::Check;
 /// The checks over observations, sorted by code.
 pub(crate) const CHECKS: &[&dyn Check] = &[
     &endpoint_proxy_reply::EndpointProxyReply,
+    &backend_proxy_no_endpoints::BackendProxyNoEndpoints,
     &endpoint_redirect_unsafe::EndpointRedirectUnsafe,
     &endpoint_grpc_http1_only::EndpointGrpcHttp1Only,
     &endpoint_http_failed::EndpointHttpFailed,
@@ -35,6 +38,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &tls_cert_invalid::TlsCertInvalid,
     &tls_cert_expiring::TlsCertExpiring,
     &tls_legacy_accepted::TlsLegacyAccepted,
+    &tls_served_cert_stale::TlsServedCertStale,
 ];
 
 /// Starts a finding about an endpoint.

@@ -277,6 +277,9 @@ spec:
     assert_eq!(t.d.layer, Some(Layer::Route), "{}", t.d.summary);
     assert_eq!(t.root().meta.code, "RTE001", "{}", t.d.summary);
     assert!(t.root().message.contains("NoMatchingListenerHostname"), "{}", t.root().message);
+    // The symptom: the gateway's own 404 for a host an object claims, then the route it never took.
+    assert_eq!(t.chain(), [format!("Endpoint {url}"), "HTTPRoute shop".to_string()]);
+    assert_eq!(t.findings[t.d.chain[0].finding.unwrap()].meta.code, "RTE100");
 }
 
 #[test]

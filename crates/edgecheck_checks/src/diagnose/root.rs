@@ -147,7 +147,13 @@ pub(super) fn conclude(
     }
     seen_outside.sort_by_key(|&(r, _, fi)| (std::cmp::Reverse(r), fi));
     for (_, ni, fi) in seen_outside {
+        let before = chain.len();
         push(&mut chain, ni, fi);
+        if chain.len() > before {
+            if let Some(l) = chain.last_mut() {
+                l.object = findings[fi].object.clone(); // seen from outside: the endpoint
+            }
+        }
     }
     for (ni, n) in nodes.iter().enumerate() {
         if n.branch == Branch::Gitops {
@@ -247,7 +253,8 @@ pub(super) fn conclude(
     let mut i = 0;
     while i + 1 < chain.len() {
         if key(&chain[i].object) == key(&chain[i + 1].object) && chain[i].node == chain[i + 1].node {
-            chain.remove(i + 1);
+            let keep_later = chain[i + 1].finding == Some(first);
+            chain.remove(if keep_later { i } else { i + 1 });
         } else {
             i += 1;
         }
@@ -451,7 +458,8 @@ fn place(
             // A node it relates takes it only when its own object is on the path too (a route's
             // finding about its missing Service); a finding about an object off the path makes
             // that object a cause node.
-            let on_path = cands.iter().any(|c| c.1);
+            // A probe finding is about the endpoint: the objects it names are where it belongs.
+            let on_path = cands.iter().any(|c| c.1) || f.object.kind == "Endpoint";
             let pick = cands
                 .iter()
                 .filter(|c| c.1)

@@ -4,14 +4,18 @@
 
 // --- probe (DNS100–DNS149, LSN100–LSN149, TLS100–TLS149, APP001–APP099) by h-probe
 mod backend_proxy_no_endpoints;
+mod dns_answer_not_entry;
 mod dns_name_unresolved;
 mod dns_resolvers_disagree;
 mod endpoint_app_error;
+mod endpoint_app_not_found;
 mod endpoint_connect_failed;
 mod endpoint_grpc_http1_only;
 mod endpoint_http_failed;
 mod endpoint_proxy_reply;
 mod endpoint_redirect_unsafe;
+mod gitops_green_data_plane_red;
+mod route_proxy_not_found;
 mod tls_cert_expiring;
 mod tls_cert_invalid;
 mod tls_handshake_failed;
@@ -31,6 +35,10 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &endpoint_grpc_http1_only::EndpointGrpcHttp1Only,
     &endpoint_http_failed::EndpointHttpFailed,
     &endpoint_app_error::EndpointAppError,
+    &endpoint_app_not_found::EndpointAppNotFound,
+    &route_proxy_not_found::RouteProxyNotFound,
+    &gitops_green_data_plane_red::GitopsGreenDataPlaneRed,
+    &dns_answer_not_entry::DnsAnswerNotEntry,
     &dns_name_unresolved::DnsNameUnresolved,
     &dns_resolvers_disagree::DnsResolversDisagree,
     &endpoint_connect_failed::EndpointConnectFailed,

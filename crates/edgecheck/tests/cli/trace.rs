@@ -172,3 +172,40 @@ fn lint_reports_open_with_the_broken_hosts() {
     let r = edgecheck(&repo_root(), &["lint", "--now", NOW, "examples/clean"]);
     assert!(!r.stdout.contains("── hosts"), "{}", r.stdout);
 }
+
+#[test]
+fn live_probe_of_a_port_nothing_listens_on() {
+    // The probe runs for real (loopback, --resolve): the listener layer is the root cause.
+    let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
+    let url = format!("https://shop.example.com:{port}/");
+    let resolve = format!("shop.example.com:{port}:127.0.0.1");
+    let (code, v) = trace(&[&url, "--from", "examples/clean", "--resolve", &resolve, "--timeout", "2s"]);
+    assert_eq!(code, 1);
+    let d = &v["diagnoses"][0];
+    assert_eq!(d["layer"], "listener", "{}", d["summary"]);
+    assert_eq!(root_code(&v, d), "LSN100");
+    assert_eq!(v["summary"]["targets"], 1);
+}
+
+#[test]
+fn trace_draws_in_every_diagram_format() {
+    for (format, needle) in [("dot", "digraph"), ("mermaid", "flowchart"), ("html", "<svg")] {
+        let r = edgecheck(
+            &repo_root(),
+            &[
+                "trace",
+                "http://auth.example.com/",
+                "--from",
+                "examples/zitadel-dump",
+                "--no-probe",
+                "--now",
+                NOW,
+                "--format",
+                format,
+            ],
+        );
+        assert_eq!(r.code, 1, "{}", r.stderr);
+        assert!(r.stdout.contains(needle), "{format}: {}", r.stdout);
+        assert!(r.stdout.contains("zitadel-setup"), "{format} draws the root cause's Job");
+    }
+}

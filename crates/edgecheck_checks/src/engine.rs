@@ -135,7 +135,7 @@ pub struct Summary {
     pub files: usize,
     /// Documents skipped as not Kubernetes objects.
     pub skipped_documents: usize,
-    /// Helm template files skipped.
+    /// Templates skipped: Helm chart template files, documents with template directives.
     pub skipped_templates: usize,
     /// Endpoints probed (probe and trace).
     pub targets: usize,

@@ -46,7 +46,8 @@ impl CheckContext<'_> {
             return Some(Severity::Error);
         }
         let manages = if kind.to_kind().namespaced() {
-            namespace.is_some_and(|ns| self.graph.count_in_namespace(kind, ns) > 0)
+            // A chart rendered into the namespace may be what creates it.
+            namespace.is_some_and(|ns| self.graph.count_in_namespace(kind, ns) > 0 && !self.graph.renders_unseen(ns))
         } else {
             self.graph.count(kind) > 0
         };

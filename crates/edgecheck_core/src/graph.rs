@@ -103,7 +103,7 @@ pub struct Graph {
     pub problems: Vec<LoadProblem>,
     /// Documents skipped as not Kubernetes objects.
     pub skipped_documents: usize,
-    /// Helm template files skipped.
+    /// Templates skipped: Helm chart template files, documents with template directives.
     pub skipped_templates: usize,
     /// Files read.
     pub files: usize,
@@ -132,6 +132,7 @@ pub struct Graph {
     producers: HashMap<(String, String), Vec<ObjId>>,
     crds: HashMap<Kind, ObjId>,
     namespace_explicit: Vec<bool>,
+    unseen: std::collections::HashSet<String>,
 }
 
 /// The hash [`Graph`]'s index keys objects by.
@@ -173,7 +174,7 @@ impl Graph {
             skipped_templates,
             files,
             repos,
-            dir_namespaces,
+            builds,
             node_configs,
             unchecked,
         } = inventory;
@@ -195,29 +196,36 @@ impl Graph {
             !objects.is_empty() && objects.iter().all(Object::is_live) && objects.iter().any(|o| o.is(K::NAMESPACE))
         });
 
-        // Namespaces: explicit, else the kustomization of the file's directory, else the destination
-        // of the Application whose path holds the file, else the default.
+        // Namespaces: the one a build forces (Flux targetNamespace, the outermost kustomization's
+        // `namespace:`), else explicit, else the kustomization of the file's directory, else the
+        // destination of the Application whose path holds the file, else the default.
         let namespace_explicit: Vec<bool> = objects.iter().map(|o| o.namespace.is_some()).collect();
         let apps = application_dirs(&objects, &views, &repos);
-        for o in &mut objects {
+        let from_builds = crate::namespaces::resolve(&objects, &builds);
+        for (o, b) in objects.iter_mut().zip(from_builds) {
             if !o.kind.namespaced() {
                 o.namespace = None;
+                // kustomize renames a Namespace object to the namespace it sets.
+                if let (true, Some(ns)) = (o.is(K::NAMESPACE), b.forced) {
+                    o.name = ns;
+                }
+                continue;
+            }
+            if let Some(ns) = b.forced {
+                o.namespace = Some(ns);
                 continue;
             }
             if o.namespace.is_some() {
                 continue;
             }
             let rp = o.source.repo_path.as_ref();
-            let dir = o.source.file.as_deref().map(parent_dir);
-            let from_kustomize =
-                dir.and_then(|d| dir_namespaces.iter().find(|(kd, _)| kd == d).map(|(_, ns)| ns.clone()));
             let from_app = rp.and_then(|(repo, path)| {
                 apps.iter()
                     .filter(|a| a.repo == *repo && under(path, &a.dir))
                     .max_by_key(|a| a.dir.len())
                     .and_then(|a| a.namespace.clone())
             });
-            o.namespace = Some(from_kustomize.or(from_app).unwrap_or_else(|| options.default_namespace.clone()));
+            o.namespace = Some(b.dir_default.or(from_app).unwrap_or_else(|| options.default_namespace.clone()));
         }
 
         let mut g = Graph {
@@ -245,6 +253,7 @@ impl Graph {
             producers: HashMap::new(),
             crds: HashMap::new(),
             namespace_explicit,
+            unseen: Default::default(),
             objects,
         };
         for (i, o) in g.objects.iter().enumerate() {
@@ -283,7 +292,63 @@ impl Graph {
         g.index_crds();
         g.index_producers();
         g.link(&apps);
+        g.unseen = g.unseen_namespaces(&apps);
         g
+    }
+
+    /// Namespaces that something in the inputs fills with objects the inputs do not hold: an Argo CD
+    /// Application rendering a Helm chart, or a path outside the linted files; a Flux HelmRelease.
+    fn unseen_namespaces(&self, apps: &[AppDir]) -> std::collections::HashSet<String> {
+        let mut out = std::collections::HashSet::new();
+        let mut loaded_dirs: Option<std::collections::HashSet<&str>> = None;
+        for (id, o, app) in self.each::<views::Application>() {
+            let Some(ns) = app.spec.destination.namespace.as_deref().filter(|n| !n.is_empty()) else {
+                continue;
+            };
+            for (field, s) in app.spec.all_sources() {
+                if s.chart.is_none() && s.path.is_none() {
+                    continue; // a `ref` source: values only
+                }
+                let in_repo = apps.iter().find(|a| a.id == id && a.field == format!("{field}.path"));
+                let unseen = match (&s.chart, in_repo, &s.path) {
+                    (Some(_), _, _) => true,
+                    (None, Some(a), _) => self.repos[a.repo].files.contains(&format!("{}/Chart.yaml", a.dir)),
+                    // Not resolved to a checkout: seen when manifests were loaded from a directory
+                    // ending in that path.
+                    (None, None, Some(path)) => {
+                        let rel = normalize_rel_path(path);
+                        let dirs = loaded_dirs.get_or_insert_with(|| {
+                            self.objects
+                                .iter()
+                                .filter_map(|o| o.source.file.as_deref())
+                                .map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
+                                .collect()
+                        });
+                        rel.is_empty() || !dirs.iter().any(|d| *d == rel || d.ends_with(&format!("/{rel}")))
+                    }
+                    (None, None, None) => false,
+                };
+                if unseen {
+                    out.insert(ns.to_string());
+                }
+            }
+            let _ = o;
+        }
+        for o in &self.objects {
+            if o.kind.group == "helm.toolkit.fluxcd.io" && o.kind.kind == "HelmRelease" {
+                let target = o.value.pointer("/spec/targetNamespace").and_then(serde_json::Value::as_str);
+                if let Some(ns) = target.or(o.namespace.as_deref()) {
+                    out.insert(ns.to_string());
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether something in the inputs creates objects in `namespace` that the inputs do not hold (a
+    /// Helm chart an Application or HelmRelease renders): an object missing there may be one of them.
+    pub fn renders_unseen(&self, namespace: &str) -> bool {
+        self.unseen.contains(namespace)
     }
 
     /// The object.
@@ -967,12 +1032,8 @@ pub fn normalize_rel_path(p: &str) -> String {
     }
 }
 
-fn under(path: &str, dir: &str) -> bool {
+pub(crate) fn under(path: &str, dir: &str) -> bool {
     dir.is_empty() || (path.starts_with(dir) && path.as_bytes().get(dir.len()) == Some(&b'/'))
-}
-
-fn parent_dir(file: &str) -> &str {
-    file.rsplit_once('/').map_or("", |(d, _)| d)
 }
 
 fn application_dirs(objects: &[Object], views: &[View], repos: &[RepoInfo]) -> Vec<AppDir> {

@@ -51,12 +51,42 @@ pub fn gateway_intersect(listener: Option<&str>, route: &str) -> Option<String> 
     }
 }
 
+/// Whether a host name holds a placeholder that a later step substitutes: Flux `postBuild` and envsubst
+/// variables (`${DOMAIN}`, `$DOMAIN`), template directives (`{{ .Values.host }}`), token-replace markers
+/// (`__HOST__`, `#{host}#`) and documentation stand-ins (`registry.<your domain>`). Such a name is not
+/// malformed: it is not the name yet.
+pub fn placeholder(host: &str) -> bool {
+    let b = host.as_bytes();
+    if host.contains("${") || host.contains("{{") || host.contains("#{") {
+        return true;
+    }
+    if b.windows(2).any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_')) {
+        return true;
+    }
+    if let Some(i) = host.find('<') {
+        if host[i..].contains('>') {
+            return true;
+        }
+    }
+    // `__NAME__`: upper-case letters, digits and underscores between double underscores.
+    host.split("__").enumerate().any(|(i, part)| {
+        i % 2 == 1
+            && !part.is_empty()
+            && part.bytes().any(|c| c.is_ascii_uppercase())
+            && part.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
+            && host.matches("__").count() >= 2
+    })
+}
+
 /// Why a host name is malformed, if it is: a port glued on (`web.ns.svc.cluster.local443`,
 /// `host:443`), a scheme, a path, empty labels or characters DNS names cannot have.
 pub fn malformed(host: &str) -> Option<String> {
     let h = host.trim();
     if h.is_empty() {
         return Some("empty host name".into());
+    }
+    if placeholder(h) {
+        return None;
     }
     if h.contains("://") {
         return Some(format!("`{h}` contains a URL scheme"));
@@ -115,6 +145,28 @@ pub fn malformed(host: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn placeholders_are_not_malformed() {
+        for h in [
+            "app.${SECRET_DOMAIN}",
+            "www.$DOMAIN_NAME",
+            "{{ .Values.host }}",
+            "__INGRESS_HOST__",
+            "registry.<your domain>",
+            "#{host}#.example.com",
+        ] {
+            assert!(placeholder(h), "{h}");
+            assert_eq!(malformed(h), None, "{h}");
+        }
+        for h in
+            ["shop.example.com", "my__app.example.com", "a_b.example.com", "shop.example.com:443", "cost$.example.com"]
+        {
+            assert!(!placeholder(h), "{h}");
+        }
+        assert!(malformed("a_b.example.com").is_some());
+        assert!(malformed("cost$.example.com").is_some());
+    }
 
     #[test]
     fn wildcards_cover_one_label() {

@@ -105,18 +105,38 @@ pub struct Inventory {
     pub problems: Vec<LoadProblem>,
     /// Documents skipped because they are not Kubernetes objects (no apiVersion/kind).
     pub skipped_documents: usize,
-    /// Files skipped because they are Helm chart templates.
+    /// Files skipped because they are Helm chart templates, and documents that do not parse because
+    /// they hold template directives (Helm, Go, Jinja).
     pub skipped_templates: usize,
     /// Files read.
     pub files: usize,
     /// The git checkouts the linted paths belong to.
     pub repos: Vec<RepoInfo>,
-    /// `namespace:` of kustomization files, by the directory (as in `Source::file`) they sit in.
-    pub dir_namespaces: Vec<(String, String)>,
+    /// The builds that set namespaces: kustomization files and Flux `Kustomization` paths.
+    pub builds: Vec<Build>,
     /// Node configuration documents (k3s config files) found among the inputs.
     pub node_configs: Vec<NodeConfig>,
     /// Kinds that could not be read from a cluster (403, timeout): never treated as absent.
     pub unchecked: Vec<Unchecked>,
+}
+
+/// A build that sets the namespace of what it includes: a kustomization file (its `namespace:` overrides
+/// every namespaced object it includes, bases too, and renames a `Namespace` object), or a Flux
+/// `Kustomization` (`spec.targetNamespace` over everything built from `spec.path`). Paths are in the
+/// space of `Source::file`, `/`-separated, normalised.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Build {
+    /// The directory of the kustomization file, or the Flux Kustomization's resolved `spec.path`.
+    pub dir: String,
+    /// The namespace it sets (`namespace:`, `spec.targetNamespace`).
+    pub namespace: Option<String>,
+    /// Directories it includes (`resources`, `components`, `bases` entries that are directories).
+    pub dirs: Vec<String>,
+    /// Files it includes (`resources` entries that are files).
+    pub files: Vec<String>,
+    /// A Flux Kustomization: it builds the whole tree under `dir` (Flux generates a kustomization of every
+    /// manifest there when the directory has none).
+    pub flux: bool,
 }
 
 /// A kind a live scan could not list: its objects are unknown, not missing.

@@ -105,7 +105,7 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
 
     let parsed: Vec<FileResult> = inputs.par_iter().map(load_input).collect();
     inv.files = parsed.len();
-    inv.skipped_templates = skipped_templates;
+    inv.skipped_templates += skipped_templates;
     // Sized once: grown by doubling, the vector of a large repository's objects was copied into ever
     // larger fresh allocations, several times its final size in all.
     inv.objects.reserve_exact(parsed.iter().map(|r| r.objects.len()).sum());
@@ -114,7 +114,8 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
         inv.objects.extend(r.objects);
         inv.problems.extend(r.problems);
         inv.skipped_documents += r.skipped;
-        inv.dir_namespaces.extend(r.dir_namespaces);
+        inv.skipped_templates += r.templates;
+        inv.builds.extend(r.builds);
         inv.node_configs.extend(r.node_configs);
     }
     repo::attach(
@@ -133,8 +134,9 @@ pub fn load_text(name: &str, text: &str) -> Inventory {
         objects: r.objects,
         problems: r.problems,
         skipped_documents: r.skipped,
+        skipped_templates: r.templates,
         files: 1,
-        dir_namespaces: r.dir_namespaces,
+        builds: r.builds,
         node_configs: r.node_configs,
         ..Inventory::default()
     }
@@ -145,7 +147,9 @@ struct FileResult {
     objects: Vec<edgecheck_core::Object>,
     problems: Vec<LoadProblem>,
     skipped: usize,
-    dir_namespaces: Vec<(String, String)>,
+    builds: Vec<edgecheck_core::inventory::Build>,
+    /// Documents that do not parse because they are templates.
+    templates: usize,
     node_configs: Vec<edgecheck_core::NodeConfig>,
 }
 
@@ -236,9 +240,10 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
                     &mut r.objects,
                     &mut r.problems,
                     &mut r.skipped,
-                    &mut r.dir_namespaces,
+                    &mut r.builds,
                 );
             }
+            Err(e) if e.templated => r.templates += 1,
             Err(e) => r.problems.push(problem(
                 LoadProblemKind::YamlSyntax,
                 file,

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use base64::Engine as _;
+use edgecheck_core::inventory::Build;
 use edgecheck_core::secret::SecretInfo;
 use edgecheck_core::{Kind, LineTable, LoadProblem, LoadProblemKind, Object, ObjectRef, Source};
 use serde_json::Value;
@@ -20,11 +21,16 @@ pub fn objects_from_document(
     out: &mut Vec<Object>,
     problems: &mut Vec<LoadProblem>,
     skipped: &mut usize,
-    dir_namespaces: &mut Vec<(String, String)>,
+    builds: &mut Vec<Build>,
 ) {
     let api_version = value.get("apiVersion").and_then(Value::as_str).map(str::to_string);
     let kind = value.get("kind").and_then(Value::as_str).map(str::to_string);
     let (Some(api_version), Some(kind)) = (api_version, kind) else {
+        // kustomize reads its file without apiVersion/kind too.
+        let base = file.rsplit('/').next().unwrap_or(file);
+        if matches!(base, "kustomization.yaml" | "kustomization.yml" | "Kustomization") {
+            builds.push(kustomize_build(file, &value));
+        }
         *skipped += 1;
         return;
     };
@@ -34,13 +40,13 @@ pub fn objects_from_document(
             for (i, item) in items.iter().enumerate() {
                 let root = LineTable::index(items_path, i);
                 let item_line = lines.get(root).unwrap_or(line);
-                one(file, item_line, root, item.clone(), lines, out, problems, skipped, dir_namespaces);
+                one(file, item_line, root, item.clone(), lines, out, problems, skipped, builds);
             }
             return;
         }
     }
     let _ = (api_version, kind);
-    one(file, line, LineTable::ROOT, value, lines, out, problems, skipped, dir_namespaces);
+    one(file, line, LineTable::ROOT, value, lines, out, problems, skipped, builds);
 }
 
 #[expect(clippy::too_many_arguments, reason = "internal helper mirroring objects_from_document")]
@@ -53,7 +59,7 @@ fn one(
     out: &mut Vec<Object>,
     problems: &mut Vec<LoadProblem>,
     skipped: &mut usize,
-    dir_namespaces: &mut Vec<(String, String)>,
+    builds: &mut Vec<Build>,
 ) {
     let (Some(api_version), Some(kind)) =
         (value.get("apiVersion").and_then(Value::as_str), value.get("kind").and_then(Value::as_str))
@@ -63,12 +69,16 @@ fn one(
     };
     let kind = Kind::from_api_version(api_version, kind);
     let api_version = api_version.to_string();
+    // Tool configuration with apiVersion/kind (kind, k3d, kubeadm, kubelet, Talos, a kubeconfig) is not a
+    // cluster object.
+    if is_tool_config(&kind) {
+        *skipped += 1;
+        return;
+    }
+    drop_nulls(&mut value);
     // Kustomize's own files configure a build; they are not cluster objects.
     if kind.group == "kustomize.config.k8s.io" {
-        if let Some(ns) = value.get("namespace").and_then(Value::as_str) {
-            let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
-            dir_namespaces.push((dir.to_string(), ns.to_string()));
-        }
+        builds.push(kustomize_build(file, &value));
         *skipped += 1;
         return;
     }
@@ -108,6 +118,71 @@ fn one(
     }
     obj.value = value;
     out.push(obj);
+}
+
+/// API groups of configuration files for tools and nodes, which share the manifest shape but are never
+/// applied to a cluster.
+const TOOL_CONFIG_GROUPS: &[&str] = &[
+    "kind.x-k8s.io",
+    "k3d.io",
+    "ctlptl.dev",
+    "kubeadm.k8s.io",
+    "kubelet.config.k8s.io",
+    "kubeproxy.config.k8s.io",
+    "apiserver.config.k8s.io",
+    "apiserver.k8s.io",
+    "audit.k8s.io",
+    "kubescheduler.config.k8s.io",
+    "config.talos.dev",
+    "talos.dev",
+    "skaffold",
+    "skaffold.dev",
+    "tilt.dev",
+    "krew.googlecontainertools.github.com",
+];
+
+fn is_tool_config(kind: &Kind) -> bool {
+    TOOL_CONFIG_GROUPS.contains(&kind.group.as_str()) || (kind.group.is_empty() && kind.kind == "Config")
+}
+
+/// Removes map entries whose value is null, as the API server does: `data:` with nothing under it
+/// means no `data`.
+fn drop_nulls(v: &mut Value) {
+    match v {
+        Value::Object(m) => {
+            m.retain(|_, x| !x.is_null());
+            m.values_mut().for_each(drop_nulls);
+        }
+        Value::Array(a) => a.iter_mut().for_each(drop_nulls),
+        _ => {}
+    }
+}
+
+/// What a kustomization file includes and the namespace it sets. Entries are resolved against the file's
+/// directory; remote ones (URLs, `github.com/...`) are left out, entries naming a manifest file are files,
+/// the rest directories.
+fn kustomize_build(file: &str, value: &Value) -> Build {
+    let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut b = Build {
+        dir: dir.to_string(),
+        namespace: value.get("namespace").and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string),
+        ..Build::default()
+    };
+    for key in ["resources", "components", "bases"] {
+        let Some(Value::Array(entries)) = value.get(key) else { continue };
+        for e in entries.iter().filter_map(Value::as_str) {
+            if e.contains("://") || e.starts_with("github.com/") || e.starts_with("git@") {
+                continue;
+            }
+            let path = edgecheck_core::namespaces::join_path(dir, e);
+            if [".yaml", ".yml", ".json"].iter().any(|x| e.ends_with(x)) {
+                b.files.push(path);
+            } else {
+                b.dirs.push(path);
+            }
+        }
+    }
+    b
 }
 
 /// Turns one object read from a cluster (no file, no lines) into an [`Object`] whose `source.cluster`

@@ -134,7 +134,7 @@ mod tests {
         let plain = with_report(|r| render_text(r, false));
         assert!(!plain.contains('\x1b'));
         assert!(plain.find("── input").is_some());
-        assert!(plain.contains("1 error, 1 warning, 1 info in 12 objects from 4 files (1 non-Kubernetes document skipped, 3 Helm templates skipped, 2 suppressed)"));
+        assert!(plain.contains("1 error, 1 warning, 1 info in 12 objects from 4 files (1 non-Kubernetes document skipped, 3 templates skipped, 2 suppressed)"));
         insta::assert_snapshot!(plain);
         assert!(with_report(|r| render_text(r, true)).contains("\x1b[31merror"));
     }

@@ -144,7 +144,7 @@ fn summary_line(r: &Report<'_>, color: bool) -> String {
         extra.push(format!("{} non-Kubernetes document{} skipped", s.skipped_documents, plural(s.skipped_documents)));
     }
     if s.skipped_templates > 0 {
-        extra.push(format!("{} Helm template{} skipped", s.skipped_templates, plural(s.skipped_templates)));
+        extra.push(format!("{} template{} skipped", s.skipped_templates, plural(s.skipped_templates)));
     }
     if s.suppressed > 0 {
         extra.push(format!("{} suppressed", s.suppressed));

@@ -180,6 +180,60 @@ fn stdin_lists_and_helm_templates() {
 }
 
 #[test]
+fn templated_documents_outside_charts_are_counted_not_reported() {
+    let d = Dir::new();
+    // An Ansible role's Jinja template and a Go template: they do not parse until rendered.
+    d.write(
+        "roles/cilium/templates/pool.yaml",
+        "apiVersion: cilium.io/v2alpha1\nkind: CiliumLoadBalancerIPPool\nmetadata:\n  name: default\nspec:\n  blocks:\n    {% for cidr in pools %}\n    - cidr: {{ cidr }}\n    {% endfor %}\n",
+    );
+    d.write("plugin/krew.yaml", "apiVersion: krew.googlecontainertools.github.com/v1alpha2\nkind: Plugin\nmetadata: {name: x}\nspec:\n  platforms:\n  - selector: {}\n    {{addURIAndSha \"https://example.com/x.tar.gz\" .TagName }}\n");
+    // Near miss: a plain syntax error stays an input error naming file and line.
+    d.write("broken.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cfg\n   bad: [\n");
+    let r = edgecheck(d.path(), &["lint", "--format", "json", "."]);
+    let v = json(&r);
+    assert_eq!(v["summary"]["skipped_templates"], 2, "{}", r.stdout);
+    let files: Vec<&str> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == "LOD001")
+        .map(|f| f["file"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(files, vec!["broken.yaml"], "{}", r.stdout);
+    let text = edgecheck(d.path(), &["lint", "."]);
+    assert!(text.stdout.contains("2 templates skipped"), "{}", text.stdout);
+}
+
+#[test]
+fn null_fields_are_absent_and_tool_configs_are_not_objects() {
+    let d = Dir::new();
+    // `data:` with nothing under it is no data, as the API server reads it.
+    d.write("cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: ingress-nginx-controller\n  namespace: ingress-nginx\n  annotations:\ndata:\n");
+    // kind's and kubeadm's configs and a kubeconfig share the manifest shape but are never applied.
+    d.write("kind.yaml", "kind: Cluster\napiVersion: kind.x-k8s.io/v1alpha4\nnodes:\n- role: control-plane\n");
+    d.write(
+        "kubeadm.yaml",
+        "apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\nnetworking: {podSubnet: 10.244.0.0/16}\n",
+    );
+    d.write("kubeconfig.yaml", "apiVersion: v1\nkind: Config\nclusters: []\n");
+    // Near miss: a value of the wrong type is still a schema error.
+    d.write("bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad, namespace: shop}\ndata: [a, b]\n");
+    let r = edgecheck(d.path(), &["lint", "--format", "json", "."]);
+    let v = json(&r);
+    assert_eq!(v["summary"]["objects"], 2, "{}", r.stdout);
+    assert_eq!(v["summary"]["skipped_documents"], 3, "{}", r.stdout);
+    let lod: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"].as_str().is_some_and(|c| c.starts_with("LOD")))
+        .map(|f| (f["code"].as_str().unwrap_or("").to_string(), f["file"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert_eq!(lod, vec![("LOD006".to_string(), "bad.yaml".to_string())], "{}", r.stdout);
+}
+
+#[test]
 fn catalogue_lists_every_check() {
     let d = Dir::new();
     let r = edgecheck(d.path(), &["checks", "--format", "json"]);

@@ -1,6 +1,7 @@
 //! CLI integration tests: one binary, a module per command. Each test builds a temp tree and runs the
 //! real `edgecheck` binary.
 
+mod builds;
 mod examples;
 mod formats;
 mod lint;

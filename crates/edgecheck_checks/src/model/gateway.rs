@@ -316,7 +316,7 @@ impl GatewayModel {
                             "Accepted",
                             false,
                             "NotAllowed",
-                            format!("Gateway `{}` allowedListeners.namespaces.from is `{from}`", gwo.to_ref()),
+                            format!("{} allowedListeners.namespaces.from is `{from}`", gwo.to_ref()),
                         ));
                     }
                 }

@@ -1,0 +1,121 @@
+//! Namespaces that builds set (kustomize overlays and bases, Flux `targetNamespace`), and objects a
+//! chart renders where the repository cannot see them.
+
+use crate::support::{codes, edgecheck, json, Dir};
+
+/// `kind/namespace/name` of every object in the JSON report.
+fn objects(v: &serde_json::Value) -> Vec<String> {
+    v["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .map(|o| {
+            format!(
+                "{}/{}/{}",
+                o["kind"].as_str().unwrap_or(""),
+                o["namespace"].as_str().unwrap_or("-"),
+                o["name"].as_str().unwrap_or("")
+            )
+        })
+        .collect()
+}
+
+const SVC: &str = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: written\nspec:\n  selector: {app: web}\n  ports: [{port: 80, targetPort: 8080}]\n";
+const DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx, ports: [{containerPort: 8080}]}]}\n";
+const INGRESS: &str = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  ingressClassName: nginx\n  rules: [{host: web.example.com, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}}]\n";
+const CLASS: &str = "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n";
+
+#[test]
+fn the_outermost_kustomization_sets_the_namespace_and_renames_the_namespace_object() {
+    let d = Dir::new();
+    d.write("base/kustomization.yaml", "resources: [svc.yaml, deploy.yaml]\nnamespace: base-ns\n");
+    d.write("base/svc.yaml", SVC);
+    d.write("base/deploy.yaml", DEPLOY);
+    d.write(
+        "overlays/prod/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nnamespace: prod\nresources:\n  - ../../base\n  - ./namespace.yaml\n  - ingress.yaml\n",
+    );
+    d.write("overlays/prod/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: _}\n");
+    d.write("overlays/prod/ingress.yaml", INGRESS);
+    d.write("class.yaml", CLASS);
+    let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
+    let v = json(&r);
+    let objs = objects(&v);
+    for want in ["Service/prod/web", "Deployment/prod/web", "Ingress/prod/web", "Namespace/-/prod"] {
+        assert!(objs.contains(&want.to_string()), "{want} not in {objs:?}");
+    }
+    assert!(
+        !codes(&v).iter().any(|c| c.starts_with("BKD")),
+        "the overlay's Ingress reaches its base's Service: {}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_base_two_overlays_place_differently_keeps_its_own_namespace() {
+    let d = Dir::new();
+    d.write("base/kustomization.yaml", "resources: [svc.yaml]\nnamespace: base-ns\n");
+    d.write("base/svc.yaml", SVC);
+    d.write("prod/kustomization.yaml", "namespace: prod\nresources: [../base]\n");
+    d.write("stage/kustomization.yaml", "namespace: stage\nresources: [../base]\n");
+    // Listed by nobody: a stray file beside a kustomization takes its namespace only when it has none.
+    d.write("prod/stray.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: stray, namespace: kept}\n");
+    d.write("prod/loose.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: loose}\n");
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    let objs = objects(&v);
+    for want in ["Service/base-ns/web", "ConfigMap/kept/stray", "ConfigMap/prod/loose"] {
+        assert!(objs.contains(&want.to_string()), "{want} not in {objs:?}");
+    }
+}
+
+#[test]
+fn a_flux_kustomization_target_namespace_covers_its_path() {
+    let d = Dir::new();
+    d.write(
+        "clusters/main/shop.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: shop, namespace: flux-system}\nspec:\n  path: ./apps/shop/app\n  targetNamespace: shop\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    d.write("apps/shop/app/kustomization.yaml", "resources: [svc.yaml, deploy.yaml, ingress.yaml]\n");
+    d.write("apps/shop/app/svc.yaml", SVC);
+    d.write("apps/shop/app/deploy.yaml", DEPLOY);
+    d.write("apps/shop/app/ingress.yaml", INGRESS);
+    // Not under the path: left alone.
+    d.write("apps/other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: other}\n");
+    d.write("class.yaml", CLASS);
+    let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
+    let v = json(&r);
+    let objs = objects(&v);
+    for want in ["Service/shop/web", "Deployment/shop/web", "Ingress/shop/web", "ConfigMap/other/cfg"] {
+        assert!(objs.contains(&want.to_string()), "{want} not in {objs:?}");
+    }
+    assert!(!codes(&v).iter().any(|c| c.starts_with("BKD")), "{}", r.stdout);
+}
+
+#[test]
+fn a_service_a_chart_renders_into_the_namespace_is_not_reported_missing() {
+    let route = "apiVersion: traefik.io/v1alpha1\nkind: IngressRoute\nmetadata: {name: portal, namespace: portal}\nspec:\n  entryPoints: [websecure]\n  routes:\n    - match: Host(`portal.example.com`)\n      kind: Rule\n      services: [{name: portal-helm, port: 9000}]\n";
+    let other =
+        "apiVersion: v1\nkind: Service\nmetadata: {name: agent, namespace: portal}\nspec: {ports: [{port: 80}]}\n";
+    let app = |source: &str| {
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: portal, namespace: argocd}}\nspec:\n  project: default\n  destination: {{server: https://kubernetes.default.svc, namespace: portal}}\n  source:\n{source}")
+    };
+    // The chart comes from a Helm repository: its Service is not in the repository.
+    let d = Dir::new();
+    d.write("portal/route.yaml", route);
+    d.write("portal/agent.yaml", other);
+    d.write(
+        "argo/app.yaml",
+        app("    repoURL: https://charts.example.com/\n    chart: portal\n    targetRevision: 1.0.0\n"),
+    );
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert!(!codes(&v).contains(&"BKD001".to_string()), "{v}");
+
+    // Near miss: the Application's path holds plain manifests that were loaded, so the Service would be
+    // there.
+    let d = Dir::new();
+    d.write("portal/route.yaml", route);
+    d.write("portal/agent.yaml", other);
+    d.write("argo/app.yaml", app("    repoURL: https://git.example.com/acme/platform.git\n    path: portal\n"));
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert!(codes(&v).contains(&"BKD001".to_string()), "{v}");
+}

@@ -133,6 +133,7 @@ pub struct Graph {
     crds: HashMap<Kind, ObjId>,
     namespace_explicit: Vec<bool>,
     unseen: std::collections::HashSet<String>,
+    build_tops: Vec<Vec<usize>>,
 }
 
 /// The hash [`Graph`]'s index keys objects by.
@@ -201,7 +202,18 @@ impl Graph {
         // destination of the Application whose path holds the file, else the default.
         let namespace_explicit: Vec<bool> = objects.iter().map(|o| o.namespace.is_some()).collect();
         let apps = application_dirs(&objects, &views, &repos);
-        let from_builds = crate::namespaces::resolve(&objects, &builds);
+        let mut from_builds = crate::namespaces::resolve(&objects, &builds);
+        // Argo CD Applications build what their path holds, too.
+        let mut build_tops: Vec<Vec<usize>> = from_builds.iter_mut().map(|b| std::mem::take(&mut b.tops)).collect();
+        for (o, tops) in objects.iter().zip(build_tops.iter_mut()) {
+            if let Some((repo, path)) = &o.source.repo_path {
+                for (ai, a) in apps.iter().enumerate() {
+                    if a.repo == *repo && under(path, &a.dir) {
+                        tops.push(usize::MAX - ai);
+                    }
+                }
+            }
+        }
         for (o, b) in objects.iter_mut().zip(from_builds) {
             if !o.kind.namespaced() {
                 o.namespace = None;
@@ -254,6 +266,7 @@ impl Graph {
             crds: HashMap::new(),
             namespace_explicit,
             unseen: Default::default(),
+            build_tops,
             objects,
         };
         for (i, o) in g.objects.iter().enumerate() {
@@ -343,6 +356,22 @@ impl Graph {
             }
         }
         out
+    }
+
+    /// Whether two objects are applied together: in one file or directory, or included by one build (a
+    /// kustomization, a Flux Kustomization, an Application's path). Two objects that builds include but
+    /// no build includes both are alternatives (overlays, clusters); objects no build includes are
+    /// taken as applied together.
+    pub fn applied_together(&self, a: ObjId, b: ObjId) -> bool {
+        let (oa, ob) = (self.obj(a), self.obj(b));
+        fn dir(o: &Object) -> Option<&str> {
+            o.source.file.as_deref().map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
+        }
+        if dir(oa) == dir(ob) {
+            return true;
+        }
+        let (ta, tb) = (&self.build_tops[a.0], &self.build_tops[b.0]);
+        (ta.is_empty() && tb.is_empty()) || ta.iter().any(|t| tb.contains(t))
     }
 
     /// Whether something in the inputs creates objects in `namespace` that the inputs do not hold (a

@@ -134,6 +134,9 @@ pub struct Build {
     pub dirs: Vec<String>,
     /// Files it includes (`resources` entries that are files).
     pub files: Vec<String>,
+    /// Patch files (`patches[].path`, `patchesStrategicMerge`, `patchesJson6902[].path`): partial
+    /// objects merged into others, not objects of their own.
+    pub patches: Vec<String>,
     /// A Flux Kustomization: it builds the whole tree under `dir` (Flux generates a kustomization of every
     /// manifest there when the directory has none).
     pub flux: bool,

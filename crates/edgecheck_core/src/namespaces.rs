@@ -46,6 +46,10 @@ pub struct BuildNamespace {
     /// The namespace of the kustomization in the object's directory when it does not list the object's
     /// file: a default for an object without one, as before kustomize decides.
     pub dir_default: Option<String>,
+    /// The outermost builds that include the object (kustomizations no other includes, Flux
+    /// Kustomizations), as ids: objects no build shares are alternatives (overlays, clusters), not
+    /// duplicates.
+    pub tops: Vec<usize>,
 }
 
 /// One value over several ways of reaching an object: the same from all, or none when they differ.
@@ -133,6 +137,27 @@ impl<'a> Kustomizations<'a> {
         }
     }
 
+    /// The outermost kustomizations that include `k` (itself when none does).
+    fn tops(&self, k: usize) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        let (mut seen, mut stack) = (BTreeSet::from([k]), vec![k]);
+        while let Some(i) = stack.pop() {
+            match self.parents.get(&i) {
+                Some(ps) if !ps.is_empty() => {
+                    for &p in ps {
+                        if seen.insert(p) {
+                            stack.push(p);
+                        }
+                    }
+                }
+                _ => {
+                    out.insert(i);
+                }
+            }
+        }
+        out
+    }
+
     /// Every kustomization reachable from `k` (itself included).
     fn reach(&self, k: usize) -> BTreeSet<usize> {
         let mut seen = BTreeSet::from([k]);
@@ -150,13 +175,17 @@ impl<'a> Kustomizations<'a> {
     }
 }
 
-/// A Flux `Kustomization` object's `spec.path` and `spec.targetNamespace`.
-fn flux_target(o: &Object) -> Option<(&str, &str)> {
+/// A Flux Kustomization's build: its directory, the files and kustomization directories it reaches, and
+/// its target namespace.
+type FluxBuild<'a> = (String, HashSet<&'a str>, HashSet<&'a str>, Option<&'a str>);
+
+/// A Flux `Kustomization` object's `spec.path` and `spec.targetNamespace` (if it sets one).
+fn flux_target(o: &Object) -> Option<(&str, Option<&str>)> {
     if o.kind.group != "kustomize.toolkit.fluxcd.io" || o.kind.kind != "Kustomization" {
         return None;
     }
     let spec = o.value.get("spec")?;
-    let ns = spec.get("targetNamespace").and_then(Value::as_str).filter(|s| !s.is_empty())?;
+    let ns = spec.get("targetNamespace").and_then(Value::as_str).filter(|s| !s.is_empty());
     let path = spec.get("path").and_then(Value::as_str).unwrap_or("./");
     Some((path, ns))
 }
@@ -193,10 +222,17 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
     for (o, r) in objects.iter().zip(out.iter_mut()) {
         let Some(file) = o.source.file.as_deref() else { continue };
         if let Some(owners) = k.file_owners.get(file).cloned() {
-            let up = owners.into_iter().fold(Up::None, |acc, i| acc.join(k.effective(i).map_or(Up::None, Up::Ns)));
+            let mut tops = BTreeSet::new();
+            let mut up = Up::None;
+            for i in owners {
+                up = up.join(k.effective(i).map_or(Up::None, Up::Ns));
+                tops.extend(k.tops(i));
+            }
             r.forced = up.ns();
+            r.tops = tops.into_iter().collect();
         } else if let Some(&i) = k.by_dir.get(parent_dir(file)) {
             r.dir_default = k.effective(i);
+            r.tops = k.tops(i).into_iter().collect();
         }
     }
 
@@ -211,7 +247,7 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
     known.extend(builds.iter().map(|b| b.dir.clone()));
     // Per Flux Kustomization: its directory, the files and kustomization directories its build reaches
     // (a kustomization there may include bases elsewhere), and the namespace.
-    let mut flux: Vec<(String, HashSet<&str>, HashSet<&str>, &str)> = Vec::new();
+    let mut flux: Vec<FluxBuild<'_>> = Vec::new();
     for o in objects {
         let Some((path, ns)) = flux_target(o) else { continue };
         let Some(dir) = flux_dir(o, path, &known) else { continue };
@@ -227,13 +263,17 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
     if flux.is_empty() {
         return out;
     }
+    let first_flux = k.builds.len();
     for (o, r) in objects.iter().zip(out.iter_mut()) {
         let Some(file) = o.source.file.as_deref() else { continue };
         let fdir = parent_dir(file);
-        let up = flux
-            .iter()
-            .filter(|(dir, files, dirs, _)| under(file, dir) || files.contains(file) || dirs.contains(fdir))
-            .fold(Up::None, |acc, (_, _, _, ns)| acc.join(Up::Ns((*ns).to_string())));
+        let mut up = Up::None;
+        for (fi, (dir, files, dirs, ns)) in flux.iter().enumerate() {
+            if under(file, dir) || files.contains(file) || dirs.contains(fdir) {
+                up = up.join(ns.map_or(Up::None, |n| Up::Ns(n.to_string())));
+                r.tops.push(first_flux + fi);
+            }
+        }
         if let Some(ns) = up.ns() {
             r.forced = Some(ns);
         }

@@ -113,10 +113,18 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
     for r in parsed {
         inv.objects.extend(r.objects);
         inv.problems.extend(r.problems);
-        inv.skipped_documents += r.skipped;
-        inv.skipped_templates += r.templates;
+        inv.skipped_documents += r.skip.documents;
+        inv.skipped_templates += r.templates + r.skip.templates;
         inv.builds.extend(r.builds);
         inv.node_configs.extend(r.node_configs);
+    }
+    // Kustomize patch files hold partial objects that are merged into others: not objects.
+    let patches: std::collections::HashSet<&str> =
+        inv.builds.iter().flat_map(|b| b.patches.iter().map(String::as_str)).collect();
+    if !patches.is_empty() {
+        let before = inv.objects.len();
+        inv.objects.retain(|o| !o.source.file.as_deref().is_some_and(|f| patches.contains(f)));
+        inv.skipped_documents += before - inv.objects.len();
     }
     repo::attach(
         &mut inv,
@@ -133,8 +141,8 @@ pub fn load_text(name: &str, text: &str) -> Inventory {
     Inventory {
         objects: r.objects,
         problems: r.problems,
-        skipped_documents: r.skipped,
-        skipped_templates: r.templates,
+        skipped_documents: r.skip.documents,
+        skipped_templates: r.templates + r.skip.templates,
         files: 1,
         builds: r.builds,
         node_configs: r.node_configs,
@@ -146,7 +154,7 @@ pub fn load_text(name: &str, text: &str) -> Inventory {
 struct FileResult {
     objects: Vec<edgecheck_core::Object>,
     problems: Vec<LoadProblem>,
-    skipped: usize,
+    skip: objects::Skipped,
     builds: Vec<edgecheck_core::inventory::Build>,
     /// Documents that do not parse because they are templates.
     templates: usize,
@@ -239,7 +247,7 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
                     &lines,
                     &mut r.objects,
                     &mut r.problems,
-                    &mut r.skipped,
+                    &mut r.skip,
                     &mut r.builds,
                 );
             }

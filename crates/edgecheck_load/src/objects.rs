@@ -11,6 +11,16 @@ use serde_json::Value;
 
 use crate::problem;
 
+/// Documents that are not objects: not Kubernetes (no apiVersion/kind, tool configuration, a
+/// kustomization), or templates still to be rendered.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Skipped {
+    /// Not Kubernetes objects.
+    pub documents: usize,
+    /// Templates (template directives where values should be).
+    pub templates: usize,
+}
+
 /// Turns one parsed document into objects (several for a `List`), appending to `out`.
 #[expect(clippy::too_many_arguments, reason = "one call site; the sinks are the loader's accumulators")]
 pub fn objects_from_document(
@@ -20,7 +30,7 @@ pub fn objects_from_document(
     lines: &Arc<LineTable>,
     out: &mut Vec<Object>,
     problems: &mut Vec<LoadProblem>,
-    skipped: &mut usize,
+    skipped: &mut Skipped,
     builds: &mut Vec<Build>,
 ) {
     let api_version = value.get("apiVersion").and_then(Value::as_str).map(str::to_string);
@@ -31,7 +41,7 @@ pub fn objects_from_document(
         if matches!(base, "kustomization.yaml" | "kustomization.yml" | "Kustomization") {
             builds.push(kustomize_build(file, &value));
         }
-        *skipped += 1;
+        skipped.documents += 1;
         return;
     };
     if kind.ends_with("List") {
@@ -58,13 +68,13 @@ fn one(
     lines: &Arc<LineTable>,
     out: &mut Vec<Object>,
     problems: &mut Vec<LoadProblem>,
-    skipped: &mut usize,
+    skipped: &mut Skipped,
     builds: &mut Vec<Build>,
 ) {
     let (Some(api_version), Some(kind)) =
         (value.get("apiVersion").and_then(Value::as_str), value.get("kind").and_then(Value::as_str))
     else {
-        *skipped += 1;
+        skipped.documents += 1;
         return;
     };
     let kind = Kind::from_api_version(api_version, kind);
@@ -72,17 +82,22 @@ fn one(
     // Tool configuration with apiVersion/kind (kind, k3d, kubeadm, kubelet, Talos, a kubeconfig) is not a
     // cluster object.
     if is_tool_config(&kind) {
-        *skipped += 1;
+        skipped.documents += 1;
         return;
     }
     drop_nulls(&mut value);
     // Kustomize's own files configure a build; they are not cluster objects.
     if kind.group == "kustomize.config.k8s.io" {
         builds.push(kustomize_build(file, &value));
-        *skipped += 1;
+        skipped.documents += 1;
         return;
     }
     let meta = value.get("metadata");
+    // `name: {{ .app_name }}` parses as a mapping: the document is a template to be rendered.
+    if ["name", "namespace"].iter().any(|k| meta.and_then(|m| m.get(*k)).is_some_and(Value::is_object)) {
+        skipped.templates += 1;
+        return;
+    }
     let name = meta
         .and_then(|m| m.get("name"))
         .and_then(Value::as_str)
@@ -139,6 +154,7 @@ const TOOL_CONFIG_GROUPS: &[&str] = &[
     "skaffold.dev",
     "tilt.dev",
     "krew.googlecontainertools.github.com",
+    "schema.plugin.fluxcd.io",
 ];
 
 fn is_tool_config(kind: &Kind) -> bool {
@@ -179,6 +195,16 @@ fn kustomize_build(file: &str, value: &Value) -> Build {
                 b.files.push(path);
             } else {
                 b.dirs.push(path);
+            }
+        }
+    }
+    let patch_path = |e: &Value| e.as_str().or_else(|| e.get("path").and_then(Value::as_str)).map(str::to_string);
+    for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
+        let Some(Value::Array(entries)) = value.get(key) else { continue };
+        for p in entries.iter().filter_map(patch_path) {
+            // An inline patch is YAML text, not a path.
+            if !p.contains('\n') {
+                b.patches.push(edgecheck_core::namespaces::join_path(dir, &p));
             }
         }
     }

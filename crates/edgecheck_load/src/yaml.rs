@@ -32,8 +32,9 @@ pub struct SyntaxError {
     pub col: u32,
     /// What the parser said.
     pub message: String,
-    /// The document holds template directives (`{{ }}`, `{% %}`: Helm, Go, Jinja/Ansible): it is a
-    /// template to be rendered, not a broken manifest.
+    /// The document holds template directives (`{{ }}`, `{% %}`: Helm, Go, Jinja/Ansible) or
+    /// substitution variables (`${VAR}`: Flux postBuild, envsubst): it is a template to be rendered, not
+    /// a broken manifest.
     pub templated: bool,
 }
 
@@ -280,7 +281,7 @@ fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxErro
                     line: line.saturating_add(start_line - 1),
                     col: u32::try_from(e.marker().col()).unwrap_or(0),
                     message: e.info().to_string(),
-                    templated: text.contains("{{") || text.contains("{%"),
+                    templated: text.contains("{{") || text.contains("{%") || text.contains("${"),
                 });
             }
         }

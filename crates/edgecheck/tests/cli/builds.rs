@@ -119,3 +119,65 @@ fn a_service_a_chart_renders_into_the_namespace_is_not_reported_missing() {
     let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
     assert!(codes(&v).contains(&"BKD001".to_string()), "{v}");
 }
+
+#[test]
+fn overlays_and_clusters_are_alternatives_and_patches_are_not_objects() {
+    let d = Dir::new();
+    // Two environments, each a build of its own: the same names are alternatives, not duplicates.
+    for env in ["staging", "production"] {
+        d.write(
+            &format!("clusters/{env}/sync.yaml"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{env}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+        d.write(
+            &format!("clusters/{env}/apps.yaml"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  path: ./apps/{env}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+        // A patch file holds a partial HelmRelease merged into the base's.
+        d.write(
+            &format!("apps/{env}/kustomization.yaml"),
+            "resources: [../base/podinfo]\npatches:\n  - path: podinfo-values.yaml\n    target: {kind: HelmRelease}\n",
+        );
+        d.write(
+            &format!("apps/{env}/podinfo-values.yaml"),
+            "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo, namespace: podinfo}\nspec:\n  values: {replicaCount: 2}\n",
+        );
+    }
+    d.write("apps/base/podinfo/kustomization.yaml", "resources: [release.yaml]\n");
+    d.write(
+        "apps/base/podinfo/release.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo, namespace: podinfo}\nspec:\n  chart: {spec: {chart: podinfo, sourceRef: {kind: HelmRepository, name: podinfo}}}\n",
+    );
+    // Near miss: one build includes both copies, so they are duplicates.
+    d.write("apps/base/podinfo/kustomization.yaml", "resources: [release.yaml, release-copy.yaml]\n");
+    d.write(
+        "apps/base/podinfo/release-copy.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: podinfo, namespace: podinfo}\nspec: {}\n",
+    );
+    let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
+    let v = json(&r);
+    let dups: Vec<&str> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == "LOD004")
+        .map(|f| f["file"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(dups, vec!["apps/base/podinfo/release.yaml"], "{}", r.stdout);
+    // Four Flux Kustomizations and the base's two HelmReleases; the two patch files are not objects.
+    assert_eq!(v["summary"]["objects"], 6, "{}", r.stdout);
+}
+
+#[test]
+fn a_selector_for_pods_a_chart_renders_is_not_unmatched() {
+    let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: hubble, namespace: kube-system}\nspec:\n  selector: {k8s-app: hubble-ui}\n  ports: [{port: 80, targetPort: 8081}]\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: hubble, namespace: kube-system}\nspec:\n  ingressClassName: nginx\n  rules: [{host: hubble.example.com, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: hubble, port: {number: 80}}}}]}}]\n---\napiVersion: apps/v1\nkind: DaemonSet\nmetadata: {name: other, namespace: kube-system}\nspec:\n  selector: {matchLabels: {app: other}}\n  template:\n    metadata: {labels: {app: other}}\n    spec: {containers: [{name: c, image: x}]}\n";
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: cilium, namespace: kube-system}\nspec:\n  chart: {spec: {chart: cilium, sourceRef: {kind: HelmRepository, name: cilium}}}\n";
+    let d = Dir::new();
+    d.write("svc.yaml", svc);
+    d.write("class.yaml", CLASS);
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert!(codes(&v).contains(&"BKD004".to_string()), "near miss without the chart: {v}");
+    d.write("release.yaml", release);
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert!(!codes(&v).contains(&"BKD004".to_string()), "{v}");
+}

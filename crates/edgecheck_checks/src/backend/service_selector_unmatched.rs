@@ -49,7 +49,9 @@ impl ServiceSelectorUnmatched {
                 continue;
             }
             let in_ns: Vec<_> = workloads.iter().filter(|(_, o, _)| o.namespace == obj.namespace).collect();
-            if in_ns.is_empty() {
+            // No workloads here, or a chart rendered into the namespace may hold the pods it selects.
+            let unseen = !cx.graph.complete && obj.namespace.as_deref().is_some_and(|ns| cx.graph.renders_unseen(ns));
+            if in_ns.is_empty() || unseen {
                 continue;
             }
             let selector = sel.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(",");

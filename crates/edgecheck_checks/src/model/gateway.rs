@@ -147,8 +147,19 @@ fn absent_is_missing(graph: &Graph, kind: &Kind, ns: Option<&str>) -> bool {
     if graph.complete {
         return true;
     }
+    if graph
+        .unchecked
+        .iter()
+        .any(|u| u.kind == kind.kind && edgecheck_core::kind::group_of(&u.api_version) == kind.group)
+    {
+        return false;
+    }
     if kind.namespaced() {
-        ns.is_some_and(|ns| graph.ids_of(kind).iter().any(|id| graph.obj(*id).namespace.as_deref() == Some(ns)))
+        // A chart rendered into the namespace may be what creates it.
+        ns.is_some_and(|ns| {
+            !graph.renders_unseen(ns)
+                && graph.ids_of(kind).iter().any(|id| graph.obj(*id).namespace.as_deref() == Some(ns))
+        })
     } else {
         !graph.ids_of(kind).is_empty()
     }
@@ -898,10 +909,16 @@ fn backend_refs(
             let g = b.group.as_deref().unwrap_or("");
             let k = b.kind.as_deref().unwrap_or("Service");
             let bns = b.namespace.as_deref().unwrap_or(rns);
+            // Extended kinds of the spec, and the backend kinds implementations define for themselves
+            // (Envoy Gateway and kgateway `Backend`, Traefik `TraefikService`, Istio `Hostname`, GKE
+            // `ServiceImport`): not typos, and what they resolve to is outside the inventory's reach.
             let known_ext = matches!(
                 (g, k),
-                ("multicluster.x-k8s.io", "ServiceImport")
+                ("multicluster.x-k8s.io" | "net.gke.io", "ServiceImport")
                     | ("inference.networking.k8s.io" | "inference.networking.x-k8s.io", "InferencePool")
+                    | ("gateway.envoyproxy.io" | "gateway.kgateway.dev", "Backend")
+                    | ("traefik.io" | "traefik.containo.us", "TraefikService")
+                    | ("networking.istio.io", "Hostname")
             );
             if !(known_ext || g.is_empty() && k == "Service") {
                 return Err((

@@ -134,6 +134,7 @@ pub struct Graph {
     namespace_explicit: Vec<bool>,
     unseen: std::collections::HashSet<String>,
     build_tops: Vec<Vec<usize>>,
+    app_dirs: Vec<(usize, String)>,
 }
 
 /// The hash [`Graph`]'s index keys objects by.
@@ -203,17 +204,8 @@ impl Graph {
         let namespace_explicit: Vec<bool> = objects.iter().map(|o| o.namespace.is_some()).collect();
         let apps = application_dirs(&objects, &views, &repos);
         let mut from_builds = crate::namespaces::resolve(&objects, &builds);
-        // Argo CD Applications build what their path holds, too.
-        let mut build_tops: Vec<Vec<usize>> = from_builds.iter_mut().map(|b| std::mem::take(&mut b.tops)).collect();
-        for (o, tops) in objects.iter().zip(build_tops.iter_mut()) {
-            if let Some((repo, path)) = &o.source.repo_path {
-                for (ai, a) in apps.iter().enumerate() {
-                    if a.repo == *repo && under(path, &a.dir) {
-                        tops.push(usize::MAX - ai);
-                    }
-                }
-            }
-        }
+        let build_tops: Vec<Vec<usize>> = from_builds.iter_mut().map(|b| std::mem::take(&mut b.tops)).collect();
+        let app_dirs: Vec<(usize, String)> = apps.iter().map(|a| (a.repo, a.dir.clone())).collect();
         for (o, b) in objects.iter_mut().zip(from_builds) {
             if !o.kind.namespaced() {
                 o.namespace = None;
@@ -267,6 +259,7 @@ impl Graph {
             namespace_explicit,
             unseen: Default::default(),
             build_tops,
+            app_dirs,
             objects,
         };
         for (i, o) in g.objects.iter().enumerate() {
@@ -314,6 +307,8 @@ impl Graph {
     fn unseen_namespaces(&self, apps: &[AppDir]) -> std::collections::HashSet<String> {
         let mut out = std::collections::HashSet::new();
         let mut loaded_dirs: Option<std::collections::HashSet<&str>> = None;
+        let resolved: std::collections::HashMap<(ObjId, &str), &AppDir> =
+            apps.iter().map(|a| ((a.id, a.field.as_str()), a)).collect();
         for (id, o, app) in self.each::<views::Application>() {
             let Some(ns) = app.spec.destination.namespace.as_deref().filter(|n| !n.is_empty()) else {
                 continue;
@@ -322,7 +317,7 @@ impl Graph {
                 if s.chart.is_none() && s.path.is_none() {
                     continue; // a `ref` source: values only
                 }
-                let in_repo = apps.iter().find(|a| a.id == id && a.field == format!("{field}.path"));
+                let in_repo = resolved.get(&(id, format!("{field}.path").as_str())).copied();
                 let unseen = match (&s.chart, in_repo, &s.path) {
                     (Some(_), _, _) => true,
                     (None, Some(a), _) => self.repos[a.repo].files.contains(&format!("{}/Chart.yaml", a.dir)),
@@ -330,14 +325,21 @@ impl Graph {
                     // ending in that path.
                     (None, None, Some(path)) => {
                         let rel = normalize_rel_path(path);
+                        // Every trailing run of segments of every directory manifests came from.
                         let dirs = loaded_dirs.get_or_insert_with(|| {
-                            self.objects
-                                .iter()
-                                .filter_map(|o| o.source.file.as_deref())
-                                .map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
-                                .collect()
+                            let mut set = std::collections::HashSet::new();
+                            for f in self.objects.iter().filter_map(|o| o.source.file.as_deref()) {
+                                let d = f.rsplit_once('/').map_or("", |(d, _)| d);
+                                if !set.insert(d) {
+                                    continue;
+                                }
+                                for (i, _) in d.match_indices('/') {
+                                    set.insert(&d[i + 1..]);
+                                }
+                            }
+                            set
                         });
-                        rel.is_empty() || !dirs.iter().any(|d| *d == rel || d.ends_with(&format!("/{rel}")))
+                        rel.is_empty() || !dirs.contains(rel.as_str())
                     }
                     (None, None, None) => false,
                 };
@@ -370,8 +372,15 @@ impl Graph {
         if dir(oa) == dir(ob) {
             return true;
         }
-        let (ta, tb) = (&self.build_tops[a.0], &self.build_tops[b.0]);
-        (ta.is_empty() && tb.is_empty()) || ta.iter().any(|t| tb.contains(t))
+        // Builds: kustomizations and Flux Kustomizations, then Argo CD Applications' paths.
+        let apps_of = |o: &Object| -> Vec<usize> {
+            let Some((repo, path)) = &o.source.repo_path else { return Vec::new() };
+            self.app_dirs.iter().enumerate().filter(|(_, (r, d))| r == repo && under(path, d)).map(|(i, _)| i).collect()
+        };
+        let (ka, kb) = (&self.build_tops[a.0], &self.build_tops[b.0]);
+        let (aa, ab) = (apps_of(oa), apps_of(ob));
+        let (none_a, none_b) = (ka.is_empty() && aa.is_empty(), kb.is_empty() && ab.is_empty());
+        (none_a && none_b) || ka.iter().any(|t| kb.contains(t)) || aa.iter().any(|t| ab.contains(t))
     }
 
     /// Whether something in the inputs creates objects in `namespace` that the inputs do not hold (a

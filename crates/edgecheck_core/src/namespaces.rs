@@ -236,6 +236,9 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
         }
     }
 
+    if !objects.iter().any(|o| flux_target(o).is_some()) {
+        return out;
+    }
     // Flux: every directory manifests were loaded from, and their ancestors, as candidates for paths.
     let mut known: HashSet<String> = HashSet::new();
     for f in objects.iter().filter_map(|o| o.source.file.as_deref()) {

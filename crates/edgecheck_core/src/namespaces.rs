@@ -196,9 +196,25 @@ fn flux_target(o: &Object) -> Option<(&str, Option<&str>)> {
 fn flux_dir(o: &Object, path: &str, known: &HashSet<String>) -> Option<String> {
     let file = o.source.file.as_deref()?;
     let mut roots: Vec<String> = Vec::new();
-    if let Some((_, rel)) = &o.source.repo_path {
-        if let Some(root) = file.strip_suffix(rel.as_str()) {
-            roots.push(root.trim_end_matches('/').to_string());
+    let checkout = o.source.repo_path.as_ref().and_then(|(_, rel)| file.strip_suffix(rel.as_str()));
+    if let Some(root) = checkout {
+        roots.push(root.trim_end_matches('/').to_string());
+    }
+    // The root itself (`./`): the checkout's root, else the outermost directory manifests came from.
+    if join_path("", path).is_empty() {
+        if let Some(root) = checkout {
+            return Some(root.trim_end_matches('/').to_string());
+        }
+        let mut d = parent_dir(file);
+        let mut outermost = None;
+        loop {
+            if known.contains(d) {
+                outermost = Some(d.to_string());
+            }
+            if d.is_empty() || d == "/" {
+                return outermost;
+            }
+            d = parent_dir(d);
         }
     }
     let mut d = parent_dir(file);

@@ -181,3 +181,16 @@ fn a_selector_for_pods_a_chart_renders_is_not_unmatched() {
     let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
     assert!(!codes(&v).contains(&"BKD004".to_string()), "{v}");
 }
+
+#[test]
+fn a_flux_kustomization_of_the_repository_root_covers_every_file() {
+    let d = Dir::new();
+    d.write(
+        "clusters/main/root.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: all, namespace: flux-system}\nspec:\n  path: ./\n  targetNamespace: everything\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    d.write("apps/web/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: cfg, namespace: other}\n");
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    let objs = objects(&v);
+    assert!(objs.contains(&"ConfigMap/everything/cfg".to_string()), "{objs:?}");
+}

@@ -189,6 +189,12 @@ impl Graph {
             match b {
                 Ok(v) => views.push(v),
                 Err(e) => {
+                    let o = &objects[i];
+                    let workload = <views::Workload as ViewOf>::KINDS.iter().any(|k| o.is(*k));
+                    let e = match (e.path.as_str(), workload) {
+                        (".", true) => views::Workload::template_error(&o.value).unwrap_or(e),
+                        _ => e,
+                    };
                     view_errors.push((ObjId(i), e));
                     views.push(View::Other);
                 }

@@ -129,6 +129,23 @@ pub struct SecretUse {
     pub field: String,
 }
 
+impl Workload {
+    /// Where a workload's pod template does not match its schema, as a field path from the object's
+    /// root (the template is read inside a custom deserializer, which hides the path from the caller).
+    pub fn template_error(value: &Value) -> Option<super::SchemaError> {
+        let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
+        let (template, prefix) = match kind {
+            "Pod" => (Some(value), ""),
+            "CronJob" => (value.pointer("/spec/jobTemplate/spec/template"), "spec.jobTemplate.spec.template."),
+            _ => (value.pointer("/spec/template"), "spec.template."),
+        };
+        let e = serde_path_to_error::deserialize::<_, PodTemplate>(template?).err()?;
+        let inner = e.path().to_string();
+        let path = if inner == "." { prefix.trim_end_matches('.').to_string() } else { format!("{prefix}{inner}") };
+        Some(super::SchemaError { path, message: e.into_inner().to_string() })
+    }
+}
+
 impl<'de> Deserialize<'de> for Workload {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let v = Value::deserialize(d)?;

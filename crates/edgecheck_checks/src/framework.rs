@@ -34,12 +34,7 @@ impl CheckContext<'_> {
     /// object may be installed by other means).
     pub fn absence(&self, kind: K, namespace: Option<&str>) -> Option<Severity> {
         // A kind a live scan could not list (LOD007) is unknown, never absent.
-        if self
-            .graph
-            .unchecked
-            .iter()
-            .any(|u| u.kind == kind.kind && edgecheck_core::kind::group_of(&u.api_version) == kind.group)
-        {
+        if self.graph.unchecked_kind(&kind.to_kind()) {
             return None;
         }
         if self.graph.complete {

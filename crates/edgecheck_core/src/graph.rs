@@ -366,6 +366,11 @@ impl Graph {
         out
     }
 
+    /// Whether a live scan could not list `kind` (LOD007): its objects are unknown, never absent.
+    pub fn unchecked_kind(&self, kind: &Kind) -> bool {
+        self.unchecked.iter().any(|u| u.kind == kind.kind && crate::kind::group_of(&u.api_version) == kind.group)
+    }
+
     /// Whether two objects are applied together: in one file or directory, or included by one build (a
     /// kustomization, a Flux Kustomization, an Application's path). Two objects that builds include but
     /// no build includes both are alternatives (overlays, clusters); objects no build includes are

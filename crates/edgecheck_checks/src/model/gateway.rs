@@ -147,11 +147,7 @@ fn absent_is_missing(graph: &Graph, kind: &Kind, ns: Option<&str>) -> bool {
     if graph.complete {
         return true;
     }
-    if graph
-        .unchecked
-        .iter()
-        .any(|u| u.kind == kind.kind && edgecheck_core::kind::group_of(&u.api_version) == kind.group)
-    {
+    if graph.unchecked_kind(kind) {
         return false;
     }
     if kind.namespaced() {

@@ -315,7 +315,7 @@ impl Graph {
         let mut loaded_dirs: Option<std::collections::HashSet<&str>> = None;
         let resolved: std::collections::HashMap<(ObjId, &str), &AppDir> =
             apps.iter().map(|a| ((a.id, a.field.as_str()), a)).collect();
-        for (id, o, app) in self.each::<views::Application>() {
+        for (id, _, app) in self.each::<views::Application>() {
             let Some(ns) = app.spec.destination.namespace.as_deref().filter(|n| !n.is_empty()) else {
                 continue;
             };
@@ -353,7 +353,6 @@ impl Graph {
                     out.insert(ns.to_string());
                 }
             }
-            let _ = o;
         }
         for o in &self.objects {
             if o.kind.group == "helm.toolkit.fluxcd.io" && o.kind.kind == "HelmRelease" {

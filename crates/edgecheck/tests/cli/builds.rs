@@ -1,7 +1,7 @@
 //! Namespaces that builds set (kustomize overlays and bases, Flux `targetNamespace`), and objects a
 //! chart renders where the repository cannot see them.
 
-use crate::support::{codes, edgecheck, json, Dir};
+use crate::support::{codes, edgecheck, files_with, json, Dir};
 
 /// `kind/namespace/name` of every object in the JSON report.
 fn objects(v: &serde_json::Value) -> Vec<String> {
@@ -156,14 +156,7 @@ fn overlays_and_clusters_are_alternatives_and_patches_are_not_objects() {
     );
     let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
     let v = json(&r);
-    let dups: Vec<&str> = v["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter(|f| f["code"] == "LOD004")
-        .map(|f| f["file"].as_str().unwrap_or(""))
-        .collect();
-    assert_eq!(dups, vec!["apps/base/podinfo/release.yaml"], "{}", r.stdout);
+    assert_eq!(files_with(&v, "LOD004"), ["apps/base/podinfo/release.yaml"], "{}", r.stdout);
     // Four Flux Kustomizations and the base's two HelmReleases; the two patch files are not objects.
     assert_eq!(v["summary"]["objects"], 6, "{}", r.stdout);
 }
@@ -193,4 +186,19 @@ fn a_flux_kustomization_of_the_repository_root_covers_every_file() {
     let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
     let objs = objects(&v);
     assert!(objs.contains(&"ConfigMap/everything/cfg".to_string()), "{objs:?}");
+}
+
+#[test]
+fn kustomizations_that_include_each_other_end() {
+    // A cycle (kustomize refuses it) must not hang the loader; the objects end in one of the two namespaces.
+    let d = Dir::new();
+    d.write("a/kustomization.yaml", "namespace: ns-a\nresources: [../b, cm.yaml]\n");
+    d.write("b/kustomization.yaml", "namespace: ns-b\nresources: [../a, cm.yaml]\n");
+    d.write("a/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+    d.write("b/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: b}\n");
+    let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let objs = objects(&json(&r));
+    assert_eq!(objs.len(), 2, "{objs:?}");
+    assert!(objs.iter().all(|o| o.starts_with("ConfigMap/ns-")), "{objs:?}");
 }

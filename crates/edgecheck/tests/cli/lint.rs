@@ -1,6 +1,6 @@
 use base64::Engine as _;
 
-use crate::support::{cert, codes, edgecheck, json, Dir};
+use crate::support::{cert, codes, edgecheck, files_with, json, Dir};
 
 const CANARY: &str = "EDGECHECK-CANARY-4f1c9e2b7a";
 
@@ -195,14 +195,7 @@ fn templated_documents_outside_charts_are_counted_not_reported() {
     let r = edgecheck(d.path(), &["lint", "--format", "json", "."]);
     let v = json(&r);
     assert_eq!(v["summary"]["skipped_templates"], 3, "{}", r.stdout);
-    let files: Vec<&str> = v["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter(|f| f["code"] == "LOD001")
-        .map(|f| f["file"].as_str().unwrap_or(""))
-        .collect();
-    assert_eq!(files, vec!["broken.yaml"], "{}", r.stdout);
+    assert_eq!(files_with(&v, "LOD001"), ["broken.yaml"], "{}", r.stdout);
     let text = edgecheck(d.path(), &["lint", "."]);
     assert!(text.stdout.contains("3 templates skipped"), "{}", text.stdout);
 }

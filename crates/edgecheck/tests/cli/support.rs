@@ -65,3 +65,14 @@ pub fn cert(host: &str) -> (String, String) {
     let cert = params.self_signed(&key).expect("cert");
     (cert.pem(), key.serialize_pem())
 }
+
+/// The files of the findings with `code`, in report order.
+pub fn files_with(v: &serde_json::Value, code: &str) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == code)
+        .map(|f| f["file"].as_str().unwrap_or_default().to_string())
+        .collect()
+}

@@ -113,7 +113,7 @@ pub struct FindingBuilder<'s, 'a> {
 impl FindingBuilder<'_, '_> {
     /// The message: the fact, then the consequence.
     pub fn message(mut self, m: impl Into<String>) -> Self {
-        self.finding.message = m.into();
+        self.finding.message = redacted(m.into());
         self
     }
 
@@ -135,19 +135,19 @@ impl FindingBuilder<'_, '_> {
 
     /// Adds a piece of evidence.
     pub fn evidence(mut self, e: impl Into<String>) -> Self {
-        self.finding.evidence.push(e.into());
+        self.finding.evidence.push(redacted(e.into()));
         self
     }
 
     /// The fix, imperative.
     pub fn fix(mut self, f: impl Into<String>) -> Self {
-        self.finding.fix = Some(f.into());
+        self.finding.fix = Some(redacted(f.into()));
         self
     }
 
     /// A YAML patch that applies the fix.
     pub fn patch(mut self, p: impl Into<String>) -> Self {
-        self.finding.patch = Some(p.into());
+        self.finding.patch = Some(redacted(p.into()));
         self
     }
 
@@ -168,5 +168,14 @@ impl FindingBuilder<'_, '_> {
     /// Reports the finding.
     pub fn emit(self) {
         self.sink.out.push(self.finding);
+    }
+}
+
+/// Text with the credentials of any URL in it masked ([`crate::redact::credentials`]): findings quote status
+/// messages and URLs, and those carry passwords.
+fn redacted(text: String) -> String {
+    match crate::redact::credentials(&text) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(masked) => masked,
     }
 }

@@ -16,6 +16,7 @@ pub mod namespaces;
 pub mod object;
 pub mod observation;
 pub mod reasons;
+pub mod redact;
 pub mod secret;
 pub mod traefik_rule;
 pub mod views;

@@ -33,14 +33,7 @@ pub struct SecretInfo {
 
 /// A URL with the password of its userinfo replaced by `***` (`https://user:***@host/x`); other text as is.
 pub fn without_password(url: &str) -> String {
-    let Some(scheme_end) = url.find("://").map(|i| i + 3) else { return url.to_string() };
-    let rest = &url[scheme_end..];
-    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    let Some(at) = rest[..authority_end].rfind('@') else { return url.to_string() };
-    let userinfo = &rest[..at];
-    let user = userinfo.split_once(':').map_or(userinfo, |(u, _)| u);
-    let masked = if userinfo.contains(':') { format!("{user}:***") } else { user.to_string() };
-    format!("{}{masked}{}", &url[..scheme_end], &rest[at..])
+    crate::redact::credentials(url).into_owned()
 }
 
 impl SecretInfo {

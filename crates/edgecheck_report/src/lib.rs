@@ -4,6 +4,7 @@
 
 mod catalogue;
 mod dot;
+mod escape;
 mod html;
 mod json;
 mod markdown;
@@ -82,6 +83,16 @@ impl Format {
 
 /// Renders a report; `color` adds ANSI colours to text.
 pub fn render(report: &Report<'_>, format: Format, color: bool) -> String {
+    if matches!(format, Format::Json | Format::Sarif) {
+        return match format {
+            Format::Json => render_json(report),
+            _ => render_sarif(report),
+        };
+    }
+    // The human formats print names and status text: control characters become visible escapes first.
+    let escaped = escape::Escaped::of(report);
+    let escaped_report = escaped.as_ref().map(|e| e.report(report));
+    let report = escaped_report.as_ref().unwrap_or(report);
     match format {
         Format::Text => render_text(report, color),
         Format::Json => render_json(report),

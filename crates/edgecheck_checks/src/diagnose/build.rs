@@ -150,7 +150,13 @@ impl Builder<'_> {
     }
 
     fn detail(&mut self, node: usize, s: impl Into<String>) {
-        self.nodes[node].detail.push(s.into());
+        let s = s.into();
+        // Details quote status text and URLs; they reach every output.
+        let s = match edgecheck_core::redact::credentials(&s) {
+            std::borrow::Cow::Owned(masked) => masked,
+            std::borrow::Cow::Borrowed(_) => s,
+        };
+        self.nodes[node].detail.push(s);
     }
 }
 

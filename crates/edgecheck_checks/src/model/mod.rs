@@ -87,7 +87,14 @@ impl Model {
     /// Computes the model.
     pub fn compute(graph: &Graph, now: i64) -> Model {
         let gateway = gateway::GatewayModel::compute(graph);
-        let health = health::compute(graph, &gateway, now);
+        let mut health = health::compute(graph, &gateway, now);
+        // Health messages quote status text (Application conditions, operation messages), which carries
+        // whatever the controller was given, credentials in repository URLs included.
+        for h in health.iter_mut().flatten() {
+            if let std::borrow::Cow::Owned(masked) = edgecheck_core::redact::credentials(&h.message) {
+                h.message = masked;
+            }
+        }
         Model { gateway, health }
     }
 

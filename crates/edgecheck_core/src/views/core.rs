@@ -142,7 +142,7 @@ impl Workload {
         let e = serde_path_to_error::deserialize::<_, PodTemplate>(template?).err()?;
         let inner = e.path().to_string();
         let path = if inner == "." { prefix.trim_end_matches('.').to_string() } else { format!("{prefix}{inner}") };
-        Some(super::SchemaError { path, message: e.into_inner().to_string() })
+        Some(super::SchemaError::new(path, &e.into_inner()))
     }
 }
 

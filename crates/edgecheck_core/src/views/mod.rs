@@ -96,7 +96,7 @@ macro_rules! views {
                         }
                         return serde_path_to_error::deserialize::<_, $ty>(value)
                             .map(|v| View::$variant(Box::new(v)))
-                            .map_err(|e| SchemaError { path: e.path().to_string(), message: e.into_inner().to_string() });
+                            .map_err(|e| SchemaError::new(e.path().to_string(), &e.into_inner()));
                     }
                 )*
                 Ok(View::Other)
@@ -119,8 +119,16 @@ macro_rules! views {
 pub struct SchemaError {
     /// Path of the field, in `LineTable::hash_path` syntax.
     pub path: String,
-    /// The message.
+    /// What serde said, without the value that did not fit ([`crate::redact::schema_message`]): the value
+    /// may be a password.
     pub message: String,
+}
+
+impl SchemaError {
+    /// The error at `path`, its message stripped of the offending value.
+    pub fn new(path: String, error: &impl std::fmt::Display) -> SchemaError {
+        SchemaError { path, message: crate::redact::schema_message(&error.to_string()) }
+    }
 }
 
 /// A type that is the view of some kinds.

@@ -28,7 +28,7 @@ pub struct CheckContext<'a> {
 }
 
 impl CheckContext<'_> {
-    /// DESIGN.md "Absence": the severity for "no `kind` named so in the inventory", or `None` when it
+    /// docs/design.md "Absence": the severity for "no `kind` named so in the inventory", or `None` when it
     /// must not be reported. Error on a full cluster dump; warning when the inventory manages that
     /// area (holds objects of `kind`, in `namespace` for namespaced kinds); otherwise silence (the
     /// object may be installed by other means).

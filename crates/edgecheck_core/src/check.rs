@@ -51,7 +51,7 @@ pub struct Options {
     pub api_versions: Vec<String>,
     /// The cluster's CNI when known (`--cni`): `flannel`, `terway`, `cilium`, `calico`, ...
     pub cni: Option<String>,
-    /// The inventory is a full dump of a cluster: absence is an error (DESIGN.md "Absence").
+    /// The inventory is a full dump of a cluster: absence is an error (docs/design.md "Absence").
     /// `None`: decided from the objects (all read from a cluster, Namespaces included).
     pub complete: Option<bool>,
     /// Days before expiry at which a certificate is reported.

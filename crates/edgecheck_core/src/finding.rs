@@ -4,7 +4,7 @@ use crate::check::CheckMeta;
 use crate::layer::{Layer, Severity};
 use crate::object::{Object, ObjectRef};
 
-/// One finding. The JSON renderer writes exactly DESIGN.md's fields from it.
+/// One finding. The JSON renderer writes exactly docs/design.md's fields from it.
 #[derive(Debug, Clone)]
 pub struct Finding {
     /// The check that produced it (code, name, layer, docs).

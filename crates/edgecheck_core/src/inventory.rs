@@ -158,7 +158,7 @@ pub struct Unchecked {
 }
 
 impl Inventory {
-    /// Counts every Kubernetes object loaded (DESIGN.md `summary.objects`).
+    /// Counts every Kubernetes object loaded (docs/design.md `summary.objects`).
     pub fn object_count(&self) -> usize {
         self.objects.len()
     }

@@ -1,4 +1,4 @@
-//! Kinds, matched by API group and kind across versions (DESIGN.md "Kinds").
+//! Kinds, matched by API group and kind across versions (docs/design.md "Kinds").
 
 use std::fmt;
 

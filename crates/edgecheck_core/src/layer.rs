@@ -3,7 +3,7 @@
 use std::fmt;
 
 /// Where a fault sits. The first six are the request path, in the order a terminating entry crosses
-/// them (DESIGN.md "Path order"); `gitops`, `secrets` and `input` sit beside it.
+/// them (docs/design.md "Path order"); `gitops`, `secrets` and `input` sit beside it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum Layer {

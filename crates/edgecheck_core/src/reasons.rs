@@ -1,4 +1,4 @@
-//! Status reasons to layers: the one table (DESIGN.md "Status reasons to layers").
+//! Status reasons to layers: the one table (docs/design.md "Status reasons to layers").
 //!
 //! A condition or Event reason is placed where its fault is. Checks that turn conditions or Events
 //! into findings look the layer up here, never decide it on their own.

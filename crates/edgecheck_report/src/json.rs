@@ -1,4 +1,4 @@
-//! The JSON contract of DESIGN.md: `{"version": 1, "findings", "diagnoses", "objects", "summary"}`.
+//! The JSON contract of docs/design.md: `{"version": 1, "findings", "diagnoses", "objects", "summary"}`.
 
 use edgecheck_checks::diagnose::Diagnosis;
 use edgecheck_checks::model::{ExpectedCondition, ParentKey};
@@ -87,7 +87,7 @@ fn condition_json(c: &ExpectedCondition) -> Value {
     Value::Object(m)
 }
 
-/// One diagnosis: DESIGN.md's `target`, `root_cause` (index into `findings`) and `chain`, plus the
+/// One diagnosis: docs/design.md's `target`, `root_cause` (index into `findings`) and `chain`, plus the
 /// verdict, the failing layer, the path graph (`nodes`, each with its `parent`) and the findings the
 /// root cause explains.
 pub fn diagnosis_json(d: &Diagnosis) -> Value {

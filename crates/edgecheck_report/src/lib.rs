@@ -1,4 +1,4 @@
-//! Renderers: pure functions from findings, objects and a summary to text, JSON (the DESIGN.md
+//! Renderers: pure functions from findings, objects and a summary to text, JSON (the docs/design.md
 //! contract), SARIF 2.1.0, Markdown, and the diagnoses' path graphs as Graphviz, Mermaid and a
 //! self-contained HTML page. No analysis happens here.
 
@@ -189,7 +189,7 @@ mod tests {
         let out = with_report(render_sarif);
         let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
         let schema_path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/schemas/sarif-schema-2.1.0.json");
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("resources/sarif-schema-2.1.0.json");
         let schema_text =
             std::fs::read_to_string(&schema_path).unwrap_or_else(|e| panic!("{}: {e}", schema_path.display()));
         let schema: serde_json::Value = serde_json::from_str(&schema_text).expect("schema");

@@ -4,7 +4,7 @@
 //! The path is built from the graph (who claims the host, then listener → route → Service →
 //! workloads, with the certificate, GitOps and secret-delivery branches beside it). Findings attach
 //! to the nodes of the objects they name; probe findings attach to the node of their layer. The root
-//! cause is the earliest failing layer on the path (DESIGN.md "Path order"), followed back through
+//! cause is the earliest failing layer on the path (docs/design.md "Path order"), followed back through
 //! what made the failing object wrong or absent: a producer that failed, or an object whose finding
 //! names it (a failed Job that should have created a missing Service). The chain lists the objects
 //! from the symptom back to that cause.

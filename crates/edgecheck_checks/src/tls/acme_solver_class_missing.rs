@@ -9,7 +9,7 @@ declare_check! {
     /// (`http01.ingress.ingressClassName`, or the older `http01.ingress.class`) for which no
     /// IngressClass exists.
     ///
-    /// Reported as DESIGN.md "Absence" says: an error on a full cluster dump, a warning when the
+    /// Reported as docs/design.md "Absence" says: an error on a full cluster dump, a warning when the
     /// inventory holds other IngressClasses, silent otherwise. The annotation-style `class` is at
     /// most a warning: some controllers still watch a class by annotation without an IngressClass.
     ///

@@ -10,7 +10,7 @@ declare_check! {
     /// other than `cert-manager.io`, such as `awspca.cert-manager.io` or `cas-issuer.jetstack.io`)
     /// are not cert-manager's and are not judged.
     ///
-    /// Reported as DESIGN.md "Absence" says: an error on a full cluster dump, a warning when the
+    /// Reported as docs/design.md "Absence" says: an error on a full cluster dump, a warning when the
     /// inventory holds other issuers of that kind (in that namespace for an Issuer), silent otherwise.
     ///
     /// ## Why it matters

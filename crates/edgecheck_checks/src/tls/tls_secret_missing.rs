@@ -15,7 +15,7 @@ declare_check! {
     /// serve their self-signed default certificate, a Gateway listener gets `ResolvedRefs=False
     /// InvalidCertificateRef` and does not serve at all. Clients fail the handshake.
     ///
-    /// Reported as DESIGN.md "Absence" says: an error on a full cluster dump, a warning when the
+    /// Reported as docs/design.md "Absence" says: an error on a full cluster dump, a warning when the
     /// inventory holds other Secrets of that namespace, silent otherwise.
     ///
     /// ## Example

@@ -9,7 +9,7 @@ declare_check! {
     /// `traefik.containo.us` group; Traefik reads both) that is not in the inputs. The TLSOption
     /// named `default` is implicit and never missing.
     ///
-    /// Reported as DESIGN.md "Absence" says: an error on a full cluster dump, a warning when the
+    /// Reported as docs/design.md "Absence" says: an error on a full cluster dump, a warning when the
     /// inventory holds other TLSOptions in that namespace, silent otherwise.
     ///
     /// ## Why it matters

@@ -33,20 +33,18 @@ impl CheckContext<'_> {
     /// area (holds objects of `kind`, in `namespace` for namespaced kinds); otherwise silence (the
     /// object may be installed by other means).
     pub fn absence(&self, kind: K, namespace: Option<&str>) -> Option<Severity> {
-        // A kind a live scan could not list (LOD007) is unknown, never absent.
-        if self.graph.unchecked_kind(&kind.to_kind()) {
-            return None;
+        self.graph.absence(&kind.to_kind(), namespace)
+    }
+
+    /// The severity of a finding about a predicted Gateway API condition: `default`, unless the condition
+    /// follows from a missing object, which the model predicts only where the absence rule reports it (an
+    /// error on a full dump, a warning where the inventory manages the area).
+    pub fn condition_severity(&self, c: &crate::model::ExpectedCondition, default: Severity) -> Severity {
+        match (c.from_absence(), self.graph.complete) {
+            (false, _) => default,
+            (true, true) => Severity::Error,
+            (true, false) => Severity::Warning,
         }
-        if self.graph.complete {
-            return Some(Severity::Error);
-        }
-        let manages = if kind.to_kind().namespaced() {
-            // A chart rendered into the namespace may be what creates it.
-            namespace.is_some_and(|ns| self.graph.count_in_namespace(kind, ns) > 0 && !self.graph.renders_unseen(ns))
-        } else {
-            self.graph.count(kind) > 0
-        };
-        manages.then_some(Severity::Warning)
     }
 }
 

@@ -393,6 +393,30 @@ impl Graph {
         (none_a && none_b) || ka.iter().any(|t| kb.contains(t)) || aa.iter().any(|t| ab.contains(t))
     }
 
+    /// The absence rule (docs/design.md "Absence"), the one place it is decided: how to report that no
+    /// object of `kind` with some name is in the inventory. `None` means silence: the kind could not be
+    /// listed (a 403 in a scan: unknown, never absent), or the inventory does not manage that area and the
+    /// object may be installed by other means. `Error` on a full dump of a cluster; `Warning` when the
+    /// inventory holds other objects of the kind (in `namespace`, for namespaced kinds) and no build that
+    /// edgecheck cannot see renders into that namespace.
+    pub fn absence(&self, kind: &Kind, namespace: Option<&str>) -> Option<crate::Severity> {
+        if self.unchecked_kind(kind) {
+            return None;
+        }
+        if self.complete {
+            return Some(crate::Severity::Error);
+        }
+        let manages = if kind.namespaced() {
+            namespace.is_some_and(|ns| {
+                !self.renders_unseen(ns)
+                    && self.ns_count.get(kind).and_then(|m| m.get(ns)).copied().unwrap_or(0) > 0
+            })
+        } else {
+            !self.ids_of(kind).is_empty()
+        };
+        manages.then_some(crate::Severity::Warning)
+    }
+
     /// Whether something in the inputs creates objects in `namespace` that the inputs do not hold (a
     /// Helm chart an Application or HelmRelease renders): an object missing there may be one of them.
     pub fn renders_unseen(&self, namespace: &str) -> bool {

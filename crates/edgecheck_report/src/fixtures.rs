@@ -76,9 +76,9 @@ pub fn objects() -> Vec<ObjectEntry> {
                 ..ParentKey::default()
             }),
             listener: None,
-            condition_type: "ResolvedRefs".into(),
+            condition_type: edgecheck_checks::model::condition::ConditionType::ResolvedRefs,
             status: false,
-            reason: "BackendNotFound".into(),
+            reason: edgecheck_checks::model::condition::Reason::BackendNotFound,
             message: String::new(),
         }],
         listeners: vec![],

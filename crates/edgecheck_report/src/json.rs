@@ -78,9 +78,9 @@ fn condition_json(c: &ExpectedCondition) -> Value {
     if let Some(l) = &c.listener {
         m.insert("listener".into(), l.clone().into());
     }
-    m.insert("type".into(), c.condition_type.clone().into());
+    m.insert("type".into(), c.condition_type.as_str().into());
     m.insert("status".into(), if c.status { "True" } else { "False" }.into());
-    m.insert("reason".into(), c.reason.clone().into());
+    m.insert("reason".into(), c.reason.as_str().into());
     if !c.message.is_empty() {
         m.insert("message".into(), c.message.clone().into());
     }

@@ -1,7 +1,7 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
-use crate::framework::{declare_check, CheckContext};
-use crate::model::gateway::report_fault;
+use crate::framework::{declare_check, Check as _, CheckContext};
+use crate::model::condition::{ConditionType, Reason};
 
 declare_check! {
     /// ## What it checks
@@ -27,22 +27,28 @@ declare_check! {
 impl RouteBackendUnresolved {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let mut seen = std::collections::BTreeSet::new();
-        for f in cx.model.gateway.faults() {
+        for f in cx.model.gateway.faults(cx.graph) {
             if !(f.cond.parent.is_some()
-                && f.cond.condition_type == "ResolvedRefs"
-                && matches!(f.cond.reason.as_str(), "BackendNotFound" | "InvalidKind" | "UnsupportedProtocol"))
+                && f.cond.condition_type == ConditionType::ResolvedRefs
+                && matches!(f.cond.reason, Reason::BackendNotFound | Reason::InvalidKind | Reason::UnsupportedProtocol))
             {
                 continue;
             }
             if !seen.insert(f.id) {
                 continue;
             }
-            let fix = if f.cond.reason == "InvalidKind" {
+            let fix = if f.cond.reason == Reason::InvalidKind {
                 "point the backendRef at a Service (or a kind your implementation documents)"
             } else {
                 "create the Service, or fix the backendRef name and namespace"
             };
-            report_fault(cx, out, &f, fix);
+            out.at(cx.graph.obj(f.id), &f.field)
+                .severity(cx.condition_severity(f.cond, self.meta().severity))
+                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .evidence(format!("expected condition {}", f.cond.describe()))
+                .related_all(f.related)
+                .fix(fix)
+                .emit();
         }
     }
 }

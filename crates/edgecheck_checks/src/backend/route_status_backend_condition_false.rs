@@ -23,6 +23,14 @@ declare_check! {
 
 impl RouteStatusBackendConditionFalse {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        crate::model::gateway_live::report_false(cx, out, Layer::Backend, "create the Service (or fix the backendRef), or use a backend kind and protocol the implementation supports");
+        for (id, c) in cx.model.live.faults(Layer::Backend) {
+            let obj = cx.graph.obj(id);
+            let msg = if c.message.is_empty() { String::new() } else { format!(": {}", c.message) };
+            out.at(obj, &c.path)
+                .message(format!("{}{}: {}={} {}{msg}", obj.to_ref(), c.place(), c.condition_type, c.status, c.reason))
+                .evidence(format!("status condition {}={} reason {}", c.condition_type, c.status, c.reason))
+                .fix("create the Service (or fix the backendRef), or use a backend kind and protocol the implementation supports")
+                .emit();
+        }
     }
 }

@@ -1,7 +1,7 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
-use crate::framework::{declare_check, CheckContext};
-use crate::model::gateway::report_fault;
+use crate::framework::{declare_check, Check as _, CheckContext};
+use crate::model::condition::{ConditionType, Reason};
 
 declare_check! {
     /// ## What it checks
@@ -27,18 +27,24 @@ declare_check! {
 
 impl GatewayListenerConflicted {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults() {
-            if !(f.cond.listener.is_some() && f.cond.condition_type == "Conflicted") {
+        for f in cx.model.gateway.faults(cx.graph) {
+            if !(f.cond.listener.is_some() && f.cond.condition_type == ConditionType::Conflicted) {
                 continue;
             }
 
-            let fix = match f.cond.reason.as_str() {
-                "ProtocolConflict" => {
+            let fix = match f.cond.reason {
+                Reason::ProtocolConflict => {
                     "move one listener to another port, or (HTTP next to HTTPS/TLS) to its own Gateway"
                 }
                 _ => "give each listener on the port a distinct hostname, or move one to another port",
             };
-            report_fault(cx, out, &f, fix);
+            out.at(cx.graph.obj(f.id), &f.field)
+                .severity(cx.condition_severity(f.cond, self.meta().severity))
+                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .evidence(format!("expected condition {}", f.cond.describe()))
+                .related_all(f.related)
+                .fix(fix)
+                .emit();
         }
     }
 }

@@ -1,7 +1,7 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
-use crate::framework::{declare_check, CheckContext};
-use crate::model::gateway::report_fault;
+use crate::framework::{declare_check, Check as _, CheckContext};
+use crate::model::condition::{ConditionType, Reason};
 
 declare_check! {
     /// ## What it checks
@@ -27,21 +27,27 @@ declare_check! {
 
 impl GatewayListenerInvalid {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults() {
+        for f in cx.model.gateway.faults(cx.graph) {
             if !(f.cond.listener.is_some()
-                && (f.cond.condition_type == "Accepted"
-                    || (f.cond.condition_type == "ResolvedRefs" && f.cond.reason == "InvalidRouteKinds")))
+                && (f.cond.condition_type == ConditionType::Accepted
+                    || (f.cond.condition_type == ConditionType::ResolvedRefs && f.cond.reason == Reason::InvalidRouteKinds)))
             {
                 continue;
             }
 
-            let fix = match f.cond.reason.as_str() {
-                "UnsupportedProtocol" => "use HTTP, HTTPS, TLS, TCP or UDP (or a domain-prefixed protocol your implementation documents)",
-                "UnsupportedValue" => "use tls.mode Passthrough only with protocol TLS; drop tls from HTTP/TCP/UDP listeners",
-                "InvalidRouteKinds" => "list only route kinds the protocol carries: HTTPRoute/GRPCRoute on HTTP(S), TLSRoute on TLS, TCPRoute on TCP/TLS Terminate, UDPRoute on UDP",
+            let fix = match f.cond.reason {
+                Reason::UnsupportedProtocol => "use HTTP, HTTPS, TLS, TCP or UDP (or a domain-prefixed protocol your implementation documents)",
+                Reason::UnsupportedValue => "use tls.mode Passthrough only with protocol TLS; drop tls from HTTP/TCP/UDP listeners",
+                Reason::InvalidRouteKinds => "list only route kinds the protocol carries: HTTPRoute/GRPCRoute on HTTP(S), TLSRoute on TLS, TCPRoute on TCP/TLS Terminate, UDPRoute on UDP",
                 _ => "give every listener a unique name",
             };
-            report_fault(cx, out, &f, fix);
+            out.at(cx.graph.obj(f.id), &f.field)
+                .severity(cx.condition_severity(f.cond, self.meta().severity))
+                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .evidence(format!("expected condition {}", f.cond.describe()))
+                .related_all(f.related)
+                .fix(fix)
+                .emit();
         }
     }
 }

@@ -25,6 +25,19 @@ declare_check! {
 
 impl GatewayListenerRoutesUnattached {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        crate::model::gateway_live::report_unattached(cx, out);
+        for u in &cx.model.live.unattached {
+            let obj = cx.graph.obj(u.id);
+            out.at(obj, &format!("status.listeners[{}].attachedRoutes", u.index))
+                .message(format!(
+                    "{} listener `{}` reports attachedRoutes 0, but {} route(s) in the inventory attach to it",
+                    obj.to_ref(),
+                    u.listener,
+                    u.computed
+                ))
+                .evidence(format!("status.listeners[{}].attachedRoutes: 0", u.index))
+                .evidence(format!("computed attachedRoutes: {}", u.computed))
+                .fix("apply the routes (are they synced?) and check their parent status; a controller that has not reconciled them reports 0")
+                .emit();
+        }
     }
 }

@@ -1,8 +1,8 @@
 use edgecheck_core::kind::K;
 use edgecheck_core::{Findings, Layer, Severity};
 
-use crate::framework::{declare_check, CheckContext};
-use crate::model::gateway::report_fault;
+use crate::framework::{declare_check, Check as _, CheckContext};
+use crate::model::condition::{ConditionType, Reason};
 
 declare_check! {
     /// ## What it checks
@@ -29,11 +29,11 @@ declare_check! {
 
 impl GatewayNotAccepted {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults() {
+        for f in cx.model.gateway.faults(cx.graph) {
             if !(f.cond.listener.is_none()
                 && f.cond.parent.is_none()
-                && f.cond.condition_type == "Accepted"
-                && f.cond.reason != "ListenersNotValid"
+                && f.cond.condition_type == ConditionType::Accepted
+                && f.cond.reason != Reason::ListenersNotValid
                 && [K::GATEWAY, K::GATEWAY_CLASS, K::LISTENER_SET, K::LISTENER_SET_STD]
                     .iter()
                     .any(|k| cx.graph.obj(f.id).is(*k)))
@@ -41,13 +41,19 @@ impl GatewayNotAccepted {
                 continue;
             }
 
-            let fix = match f.cond.reason.as_str() {
-                "Pending" => "create the GatewayClass named in spec.gatewayClassName, or fix the name",
-                "InvalidParameters" => "create the parameters object named in parametersRef, or fix the reference",
-                "UnsupportedAddress" => "use address type IPAddress, Hostname or a documented domain-prefixed type",
+            let fix = match f.cond.reason {
+                Reason::Pending => "create the GatewayClass named in spec.gatewayClassName, or fix the name",
+                Reason::InvalidParameters => "create the parameters object named in parametersRef, or fix the reference",
+                Reason::UnsupportedAddress => "use address type IPAddress, Hostname or a documented domain-prefixed type",
                 _ => "allow the ListenerSet on its Gateway (spec.allowedListeners.namespaces) or fix spec.parentRef",
             };
-            report_fault(cx, out, &f, fix);
+            out.at(cx.graph.obj(f.id), &f.field)
+                .severity(cx.condition_severity(f.cond, self.meta().severity))
+                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .evidence(format!("expected condition {}", f.cond.describe()))
+                .related_all(f.related)
+                .fix(fix)
+                .emit();
         }
     }
 }

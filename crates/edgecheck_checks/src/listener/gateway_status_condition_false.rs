@@ -25,6 +25,14 @@ declare_check! {
 
 impl GatewayStatusConditionFalse {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        crate::model::gateway_live::report_false(cx, out, Layer::Listener, "fix what the condition's reason names (a missing address pool, a conflicting or invalid listener, the class's parameters)");
+        for (id, c) in cx.model.live.faults(Layer::Listener) {
+            let obj = cx.graph.obj(id);
+            let msg = if c.message.is_empty() { String::new() } else { format!(": {}", c.message) };
+            out.at(obj, &c.path)
+                .message(format!("{}{}: {}={} {}{msg}", obj.to_ref(), c.place(), c.condition_type, c.status, c.reason))
+                .evidence(format!("status condition {}={} reason {}", c.condition_type, c.status, c.reason))
+                .fix("fix what the condition's reason names (a missing address pool, a conflicting or invalid listener, the class's parameters)")
+                .emit();
+        }
     }
 }

@@ -29,8 +29,9 @@ use std::collections::{BTreeMap, HashMap};
 use edgecheck_core::hostname::{gateway_intersect, normalize};
 use edgecheck_core::kind::K;
 use edgecheck_core::views::{self, Listener, ParentRef};
-use edgecheck_core::{Graph, Kind, ObjId};
+use edgecheck_core::{Graph, Kind, ObjId, ObjectRef};
 
+use super::condition::{ConditionType as Type, Reason};
 use super::{ExpectedCondition, ParentKey};
 
 const GROUP: &str = "gateway.networking.k8s.io";
@@ -104,18 +105,18 @@ struct Slot {
     accepted: bool,
 }
 
-fn cond(t: &str, status: bool, reason: &str, message: impl Into<String>) -> ExpectedCondition {
+fn cond(t: Type, status: bool, reason: Reason, message: impl Into<String>) -> ExpectedCondition {
     ExpectedCondition {
         parent: None,
         listener: None,
-        condition_type: t.into(),
+        condition_type: t,
         status,
-        reason: reason.into(),
+        reason,
         message: message.into(),
     }
 }
 
-fn lcond(l: &str, t: &str, status: bool, reason: &str, message: impl Into<String>) -> ExpectedCondition {
+fn lcond(l: &str, t: Type, status: bool, reason: Reason, message: impl Into<String>) -> ExpectedCondition {
     ExpectedCondition { listener: Some(l.into()), ..cond(t, status, reason, message) }
 }
 
@@ -143,22 +144,10 @@ fn is_core_protocol(p: &str) -> bool {
 }
 
 /// Whether the inventory says a missing `kind` object in `ns` really is missing (DESIGN "Absence").
+/// Whether an object of `kind` that is not in the inventory counts as missing (the absence rule,
+/// [`Graph::absence`]): a condition that follows from it is predicted, with the severity the rule gives.
 fn absent_is_missing(graph: &Graph, kind: &Kind, ns: Option<&str>) -> bool {
-    if graph.complete {
-        return true;
-    }
-    if graph.unchecked_kind(kind) {
-        return false;
-    }
-    if kind.namespaced() {
-        // A chart rendered into the namespace may be what creates it.
-        ns.is_some_and(|ns| {
-            !graph.renders_unseen(ns)
-                && graph.ids_of(kind).iter().any(|id| graph.obj(*id).namespace.as_deref() == Some(ns))
-        })
-    } else {
-        !graph.ids_of(kind).is_empty()
-    }
+    graph.absence(kind, ns).is_some()
 }
 
 /// Whether the inventory knows the kind at all (objects of it, its CRD, or a full dump).
@@ -179,7 +168,7 @@ fn namespace_allowed(graph: &Graph, l: &Listener, owner_ns: &str, route_ns: &str
                     l.name
                 )),
                 None => Ok(Some(format!(
-                    "Namespace `{route_ns}` is not in the inventory: listener `{}`'s namespace selector was not evaluated",
+                    "Namespace `{route_ns}` {NOT_IN_INVENTORY}: listener `{}`'s namespace selector was not evaluated",
                     l.name
                 ))),
             }
@@ -251,16 +240,16 @@ impl GatewayModel {
                     if !found && kind_known(graph, &kind) {
                         let ns = p.namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
                         v.push(cond(
-                            "Accepted",
+                            Type::Accepted,
                             false,
-                            "InvalidParameters",
-                            format!("parametersRef {} `{ns}{}` is not in the inventory", kind.kind, p.name),
+                            Reason::InvalidParameters,
+                            format!("parametersRef {} `{ns}{}` {NOT_IN_INVENTORY}", kind.kind, p.name),
                         ));
                     } else {
-                        v.push(cond("Accepted", true, "Accepted", "parameters resolved"));
+                        v.push(cond(Type::Accepted, true, Reason::Accepted, "parameters resolved"));
                     }
                 }
-                None => v.push(cond("Accepted", true, "Accepted", "accepted")),
+                None => v.push(cond(Type::Accepted, true, Reason::Accepted, "accepted")),
             }
             self.conditions.insert(id, v);
         }
@@ -281,11 +270,11 @@ impl GatewayModel {
                     // A Gateway installed elsewhere: acceptance unknown.
                     if absent_is_missing(graph, &K::GATEWAY.to_kind(), pns) {
                         v.push(cond(
-                            "Accepted",
+                            Type::Accepted,
                             false,
-                            "ParentNotAccepted",
+                            Reason::ParentNotAccepted,
                             format!(
-                                "parent Gateway `{}` is not in the inventory",
+                                "parent Gateway `{}` {NOT_IN_INVENTORY}",
                                 display_ns(pns, &s.spec.parent_ref.name)
                             ),
                         ));
@@ -315,14 +304,14 @@ impl GatewayModel {
                         _ => false,
                     };
                     if ok {
-                        v.push(cond("Accepted", true, "Accepted", "accepted by the parent Gateway"));
-                        v.push(cond("Programmed", true, "Programmed", "programmed"));
+                        v.push(cond(Type::Accepted, true, Reason::Accepted, "accepted by the parent Gateway"));
+                        v.push(cond(Type::Programmed, true, Reason::Programmed, "programmed"));
                         sets_by_gw.entry(gw).or_default().push((format!("{ns}/{}", o.name), id));
                     } else {
                         v.push(cond(
-                            "Accepted",
+                            Type::Accepted,
                             false,
-                            "NotAllowed",
+                            Reason::NotAllowed,
                             format!("{} allowedListeners.namespaces.from is `{from}`", gwo.to_ref()),
                         ));
                     }
@@ -345,8 +334,8 @@ impl GatewayModel {
             }
             // Per listener conditions, keyed by (owner, index).
             let mut per: HashMap<(ObjId, usize), Vec<ExpectedCondition>> = HashMap::new();
-            let mut conflicted: HashMap<(ObjId, usize), (&'static str, String)> = HashMap::new();
-            let mut invalid: HashMap<(ObjId, usize), (&'static str, String)> = HashMap::new();
+            let mut conflicted: HashMap<(ObjId, usize), (Reason, String)> = HashMap::new();
+            let mut invalid: HashMap<(ObjId, usize), (Reason, String)> = HashMap::new();
             let mut all: Vec<Slot> = Vec::new();
             for (owner, ns, ls) in &owners {
                 let mut seen: HashMap<&str, usize> = HashMap::new();
@@ -354,7 +343,7 @@ impl GatewayModel {
                     if let Some(first) = seen.insert(l.name.as_str(), i) {
                         invalid.insert(
                             (*owner, i),
-                            ("Invalid", format!("listener name `{}` is used twice (also listener {first})", l.name)),
+                            (Reason::Invalid, format!("listener name `{}` is used twice (also listener {first})", l.name)),
                         );
                     }
                     all.push(Slot {
@@ -396,7 +385,7 @@ impl GatewayModel {
                         let (la, lb) = (&all[a].listener, &all[b].listener);
                         let what = if !compatible(la, lb) {
                             Some((
-                                "ProtocolConflict",
+                                Reason::ProtocolConflict,
                                 format!(
                                     "listeners `{}` ({}) and `{}` ({}) share port {port} with incompatible protocols",
                                     la.name, la.protocol, lb.name, lb.protocol
@@ -405,7 +394,7 @@ impl GatewayModel {
                         } else if same_transport(la, lb) && host_key(la) == host_key(lb) {
                             let h = la.hostname.as_deref().unwrap_or("(any)");
                             Some((
-                                "HostnameConflict",
+                                Reason::HostnameConflict,
                                 format!("listeners `{}` and `{}` share port {port} and hostname {h}", la.name, lb.name),
                             ))
                         } else {
@@ -431,21 +420,21 @@ impl GatewayModel {
             for s in &mut all {
                 let l = &s.listener;
                 let key = (s.owner, s.index);
-                let mut accepted: Result<(), (&str, String)> = Ok(());
+                let mut accepted: Result<(), (Reason, String)> = Ok(());
                 if let Some((r, m)) = invalid.get(&key) {
-                    accepted = Err((r, m.clone()));
+                    accepted = Err((*r, m.clone()));
                 } else if l.protocol.is_empty() || (!is_core_protocol(&l.protocol) && !l.protocol.contains('/')) {
                     accepted = Err((
-                        "UnsupportedProtocol",
+                        Reason::UnsupportedProtocol,
                         format!("protocol `{}` is not a Gateway API protocol", l.protocol),
                     ));
                 } else if matches!(l.protocol.as_str(), "HTTP" | "TCP" | "UDP") && l.tls.is_some() {
-                    accepted = Err(("UnsupportedValue", format!("protocol {} does not take tls", l.protocol)));
+                    accepted = Err((Reason::UnsupportedValue, format!("protocol {} does not take tls", l.protocol)));
                 } else if l.protocol == "HTTPS" && tls_mode(l) == "Passthrough" {
-                    accepted = Err(("UnsupportedValue", "protocol HTTPS allows tls.mode Terminate only".into()));
+                    accepted = Err((Reason::UnsupportedValue, "protocol HTTPS allows tls.mode Terminate only".into()));
                 } else if !matches!(tls_mode(l), "Terminate" | "Passthrough") {
                     accepted = Err((
-                        "UnsupportedValue",
+                        Reason::UnsupportedValue,
                         format!("tls.mode `{}` is not Terminate or Passthrough", tls_mode(l)),
                     ));
                 }
@@ -468,10 +457,10 @@ impl GatewayModel {
                     }
                     out
                 };
-                let mut resolved: Result<(), (&str, String)> = Ok(());
+                let mut resolved: Result<(), (Reason, String)> = Ok(());
                 if !bad_kinds.is_empty() {
                     resolved = Err((
-                        "InvalidRouteKinds",
+                        Reason::InvalidRouteKinds,
                         format!(
                             "allowedRoutes.kinds {} not supported on protocol {}{}",
                             bad_kinds.join(", "),
@@ -488,28 +477,28 @@ impl GatewayModel {
                 s.supported = supported.clone();
                 let v = per.entry(key).or_default();
                 match &accepted {
-                    Ok(()) => v.push(lcond(&l.name, "Accepted", true, "Accepted", "accepted")),
-                    Err((r, m)) => v.push(lcond(&l.name, "Accepted", false, r, m.clone())),
+                    Ok(()) => v.push(lcond(&l.name, Type::Accepted, true, Reason::Accepted, "accepted")),
+                    Err((r, m)) => v.push(lcond(&l.name, Type::Accepted, false, *r, m.clone())),
                 }
                 let programmed = accepted.is_ok() && resolved.is_ok() && c.is_none();
                 if programmed {
-                    v.push(lcond(&l.name, "Programmed", true, "Programmed", "programmed"));
+                    v.push(lcond(&l.name, Type::Programmed, true, Reason::Programmed, "programmed"));
                 } else {
                     v.push(lcond(
                         &l.name,
-                        "Programmed",
+                        Type::Programmed,
                         false,
-                        "Invalid",
+                        Reason::Invalid,
                         "listener is invalid, conflicted or has unresolved references",
                     ));
                 }
                 match &resolved {
-                    Ok(()) => v.push(lcond(&l.name, "ResolvedRefs", true, "ResolvedRefs", "references resolved")),
-                    Err((r, m)) => v.push(lcond(&l.name, "ResolvedRefs", false, r, m.clone())),
+                    Ok(()) => v.push(lcond(&l.name, Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved")),
+                    Err((r, m)) => v.push(lcond(&l.name, Type::ResolvedRefs, false, *r, m.clone())),
                 }
                 match c {
-                    Some((r, m)) => v.push(lcond(&l.name, "Conflicted", true, r, m.clone())),
-                    None => v.push(lcond(&l.name, "Conflicted", false, "NoConflicts", "no conflicts")),
+                    Some((r, m)) => v.push(lcond(&l.name, Type::Conflicted, true, *r, m.clone())),
+                    None => v.push(lcond(&l.name, Type::Conflicted, false, Reason::NoConflicts, "no conflicts")),
                 }
                 self.listeners.insert(
                     (s.owner, l.name.clone()),
@@ -522,7 +511,7 @@ impl GatewayModel {
                 .iter()
                 .filter(|s| {
                     per.get(&(s.owner, s.index))
-                        .is_some_and(|v| v.iter().any(|c| c.condition_type == "Programmed" && !c.status))
+                        .is_some_and(|v| v.iter().any(|c| c.condition_type == Type::Programmed && !c.status))
                 })
                 .count();
             // Not accepted or conflicted: what `ListenersNotValid` means. A listener with unresolved
@@ -532,8 +521,8 @@ impl GatewayModel {
                 .filter(|s| {
                     per.get(&(s.owner, s.index)).is_some_and(|v| {
                         v.iter().any(|c| {
-                            (c.condition_type == "Accepted" && !c.status)
-                                || (c.condition_type == "Conflicted" && c.status)
+                            (c.condition_type == Type::Accepted && !c.status)
+                                || (c.condition_type == Type::Conflicted && c.status)
                         })
                     })
                 })
@@ -550,35 +539,35 @@ impl GatewayModel {
             });
             if class_missing {
                 gv.push(cond(
-                    "Accepted",
+                    Type::Accepted,
                     false,
-                    "Pending",
+                    Reason::Pending,
                     format!(
-                        "GatewayClass `{}` is not in the inventory: no controller will reconcile this Gateway",
+                        "GatewayClass `{}` {NOT_IN_INVENTORY}: no controller will reconcile this Gateway",
                         gw.spec.gateway_class_name
                     ),
                 ));
-                gv.push(cond("Programmed", false, "Pending", "not reconciled"));
+                gv.push(cond(Type::Programmed, false, Reason::Pending, "not reconciled"));
             } else if let Some(m) = params {
-                gv.push(cond("Accepted", false, "InvalidParameters", m));
-                gv.push(cond("Programmed", false, "Invalid", "not accepted"));
+                gv.push(cond(Type::Accepted, false, Reason::InvalidParameters, m));
+                gv.push(cond(Type::Programmed, false, Reason::Invalid, "not accepted"));
             } else if let Some(t) = addr {
-                gv.push(cond("Accepted", false, "UnsupportedAddress", format!("address type `{t}` is not supported")));
-                gv.push(cond("Programmed", false, "Invalid", "not accepted"));
+                gv.push(cond(Type::Accepted, false, Reason::UnsupportedAddress, format!("address type `{t}` is not supported")));
+                gv.push(cond(Type::Programmed, false, Reason::Invalid, "not accepted"));
             } else if !own.is_empty() && invalid_count == own.len() {
-                gv.push(cond("Accepted", false, "ListenersNotValid", "no listener is valid"));
-                gv.push(cond("Programmed", false, "Invalid", "no listener is valid"));
+                gv.push(cond(Type::Accepted, false, Reason::ListenersNotValid, "no listener is valid"));
+                gv.push(cond(Type::Programmed, false, Reason::Invalid, "no listener is valid"));
             } else {
                 if invalid_count > 0 {
                     let m = format!("{invalid_count} of {} listeners are not valid", own.len());
-                    gv.push(cond("Accepted", true, "ListenersNotValid", m));
+                    gv.push(cond(Type::Accepted, true, Reason::ListenersNotValid, m));
                 } else {
-                    gv.push(cond("Accepted", true, "Accepted", "accepted"));
+                    gv.push(cond(Type::Accepted, true, Reason::Accepted, "accepted"));
                 }
                 if !own.is_empty() && bad == own.len() {
-                    gv.push(cond("Programmed", false, "Invalid", "no listener is programmed"));
+                    gv.push(cond(Type::Programmed, false, Reason::Invalid, "no listener is programmed"));
                 } else {
-                    gv.push(cond("Programmed", true, "Programmed", "programmed"));
+                    gv.push(cond(Type::Programmed, true, Reason::Programmed, "programmed"));
                 }
             }
             for (owner, _, ls) in &owners {
@@ -615,19 +604,19 @@ impl GatewayModel {
                 let field = format!("spec.parentRefs[{pi}]");
                 let edge = edges.iter().find(|e| e.field == field);
                 let Some(edge) = edge else { continue }; // not a Gateway/ListenerSet parent (mesh, ...)
-                let pc = |t: &str, s: bool, reason: &str, m: String| ExpectedCondition {
+                let pc = |t: Type, s: bool, reason: Reason, m: String| ExpectedCondition {
                     parent: Some(pk.clone()),
                     ..cond(t, s, reason, m)
                 };
-                let accepted: Option<Result<String, (&str, String)>> = match &edge.to {
+                let accepted: Option<Result<String, (Reason, String)>> = match &edge.to {
                     edgecheck_core::Target::Missing(mref) => {
                         let k = mref.group_kind();
                         // Installed elsewhere: acceptance unknown, references still checked.
                         absent_is_missing(graph, &k, mref.namespace.as_deref()).then(|| {
                             Err((
-                                "NoMatchingParent",
+                                Reason::NoMatchingParent,
                                 format!(
-                                    "{} `{}` is not in the inventory",
+                                    "{} `{}` {NOT_IN_INVENTORY}",
                                     k.kind,
                                     display_ns(mref.namespace.as_deref(), &mref.name)
                                 ),
@@ -638,14 +627,14 @@ impl GatewayModel {
                         let owner_ok = self
                             .of(*pid)
                             .iter()
-                            .find(|c| c.condition_type == "Accepted" && c.listener.is_none())
-                            .is_none_or(|c| c.status || c.reason != "NotAllowed");
+                            .find(|c| c.condition_type == Type::Accepted && c.listener.is_none())
+                            .is_none_or(|c| c.status || c.reason != Reason::NotAllowed);
                         let ls = slots.get(pid).map_or(&[][..], Vec::as_slice);
                         Some(if owner_ok {
                             self.attach(graph, (*pid, ls), p, kind, &rns, &r.spec.hostnames)
                         } else {
                             Err((
-                                "NotAllowedByListeners",
+                                Reason::NotAllowedByListeners,
                                 "the parent ListenerSet is not accepted by its Gateway".into(),
                             ))
                         })
@@ -664,12 +653,12 @@ impl GatewayModel {
                 }
                 match accepted {
                     None => {}
-                    Some(Ok(m)) => v.push(pc("Accepted", true, "Accepted", m)),
-                    Some(Err((reason, m))) => v.push(pc("Accepted", false, reason, m)),
+                    Some(Ok(m)) => v.push(pc(Type::Accepted, true, Reason::Accepted, m)),
+                    Some(Err((reason, m))) => v.push(pc(Type::Accepted, false, reason, m)),
                 }
                 match &resolved {
-                    Ok(()) => v.push(pc("ResolvedRefs", true, "ResolvedRefs", "references resolved".into())),
-                    Err((reason, m)) => v.push(pc("ResolvedRefs", false, reason, m.clone())),
+                    Ok(()) => v.push(pc(Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved".into())),
+                    Err((reason, m)) => v.push(pc(Type::ResolvedRefs, false, *reason, m.clone())),
                 }
             }
             self.conditions.insert(rid, v);
@@ -685,7 +674,7 @@ impl GatewayModel {
         kind: &str,
         rns: &str,
         hostnames: &[String],
-    ) -> Result<String, (&'static str, String)> {
+    ) -> Result<String, (Reason, String)> {
         let cands: Vec<&Slot> = ls
             .iter()
             .filter(|s| p.section_name.as_deref().is_none_or(|n| s.listener.name == n))
@@ -698,7 +687,7 @@ impl GatewayModel {
                 (None, Some(port)) => format!("no listener on port {port}"),
                 (None, None) => "no listeners".into(),
             };
-            return Err(("NoMatchingParent", format!("{} has {what}", graph.obj(pid).to_ref())));
+            return Err((Reason::NoMatchingParent, format!("{} has {what}", graph.obj(pid).to_ref())));
         }
         let has_hosts = matches!(kind, "HTTPRoute" | "GRPCRoute" | "TLSRoute");
         let mut why_not = Vec::new();
@@ -747,9 +736,9 @@ impl GatewayModel {
         }
         if hit.is_empty() {
             if !host_miss.is_empty() {
-                return Err(("NoMatchingListenerHostname", host_miss.join("; ")));
+                return Err((Reason::NoMatchingListenerHostname, host_miss.join("; ")));
             }
-            return Err(("NotAllowedByListeners", why_not.join("; ")));
+            return Err((Reason::NotAllowedByListeners, why_not.join("; ")));
         }
         for name in &hit {
             if let Some(st) = self.listeners.get_mut(&(pid, name.clone())) {
@@ -768,7 +757,7 @@ impl GatewayModel {
     fn policies(&mut self, graph: &Graph) {
         for (id, o, p) in graph.each::<views::BackendTlsPolicy>() {
             let ns = o.namespace.clone().unwrap_or_default();
-            let mut v = vec![cond("Accepted", true, "Accepted", "accepted")];
+            let mut v = vec![cond(Type::Accepted, true, Reason::Accepted, "accepted")];
             let refs =
                 p.spec.validation.get("caCertificateRefs").and_then(|r| r.as_array()).cloned().unwrap_or_default();
             let mut res = Ok(());
@@ -777,7 +766,7 @@ impl GatewayModel {
                 let k = r.get("kind").and_then(|x| x.as_str()).unwrap_or("");
                 let n = r.get("name").and_then(|x| x.as_str()).unwrap_or("");
                 if !(g.is_empty() && matches!(k, "ConfigMap" | "Secret")) {
-                    res = Err(("InvalidKind", format!("caCertificateRefs names {k} `{n}`, not a ConfigMap")));
+                    res = Err((Reason::InvalidKind, format!("caCertificateRefs names {k} `{n}`, not a ConfigMap")));
                     break;
                 }
                 let kk = Kind { group: String::new(), kind: k.to_string() };
@@ -785,15 +774,15 @@ impl GatewayModel {
                     && absent_is_missing(graph, &kk, Some(&ns))
                     && (k != "Secret" || graph.secret_producers(&ns, n).is_empty())
                 {
-                    res = Err(("InvalidCACertificateRef", format!("{k} `{ns}/{n}` is not in the inventory")));
+                    res = Err((Reason::InvalidCACertificateRef, format!("{k} `{ns}/{n}` {NOT_IN_INVENTORY}")));
                     break;
                 }
             }
             match res {
-                Ok(()) => v.push(cond("ResolvedRefs", true, "ResolvedRefs", "references resolved")),
+                Ok(()) => v.push(cond(Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved")),
                 Err((r, m)) => {
-                    v[0] = cond("Accepted", false, "NoValidCACertificate", m.clone());
-                    v.push(cond("ResolvedRefs", false, r, m));
+                    v[0] = cond(Type::Accepted, false, Reason::NoValidCACertificate, m.clone());
+                    v.push(cond(Type::ResolvedRefs, false, r, m));
                 }
             }
             self.conditions.insert(id, v);
@@ -829,7 +818,7 @@ fn infra_params_missing(graph: &Graph, go: &edgecheck_core::Object, gw: &views::
     let name = p.get("name").and_then(|x| x.as_str()).unwrap_or("");
     let ns = go.namespace.as_deref();
     (graph.find_kind(&kind, ns, name).is_none() && kind_known(graph, &kind)).then(|| {
-        format!("infrastructure.parametersRef {} `{}` is not in the inventory", kind.kind, display_ns(ns, name))
+        format!("infrastructure.parametersRef {} `{}` {NOT_IN_INVENTORY}", kind.kind, display_ns(ns, name))
     })
 }
 
@@ -839,24 +828,24 @@ fn cert_refs(
     owner: &edgecheck_core::Object,
     ns: &str,
     l: &Listener,
-) -> Result<(), (&'static str, String)> {
+) -> Result<(), (Reason, String)> {
     let Some(tls) = &l.tls else { return Ok(()) };
     if tls_mode(l) == "Passthrough" {
         return Ok(());
     }
     if tls.certificate_refs.is_empty() && tls.options.is_empty() && matches!(l.protocol.as_str(), "HTTPS" | "TLS") {
-        return Err(("InvalidCertificateRef", "mode Terminate with no certificateRefs".into()));
+        return Err((Reason::InvalidCertificateRef, "mode Terminate with no certificateRefs".into()));
     }
     for r in &tls.certificate_refs {
         let g = r.group.as_deref().unwrap_or("");
         let k = r.kind.as_deref().unwrap_or("Secret");
         let rns = r.namespace.as_deref().unwrap_or(ns);
         if !(g.is_empty() && k == "Secret") {
-            return Err(("InvalidCertificateRef", format!("certificateRef {k} `{}` is not a Secret", r.name)));
+            return Err((Reason::InvalidCertificateRef, format!("certificateRef {k} `{}` is not a Secret", r.name)));
         }
         if rns != ns && !graph.reference_granted((GROUP, owner.kind.kind.as_str()), ns, ("", "Secret"), rns, &r.name) {
             return Err((
-                "RefNotPermitted",
+                Reason::RefNotPermitted,
                 format!("certificateRef Secret `{rns}/{}` is in another namespace and no ReferenceGrant in `{rns}` allows it", r.name),
             ));
         }
@@ -866,8 +855,8 @@ fn cert_refs(
                     && absent_is_missing(graph, &K::SECRET.to_kind(), Some(rns))
                 {
                     return Err((
-                        "InvalidCertificateRef",
-                        format!("Secret `{rns}/{}` is not in the inventory", r.name),
+                        Reason::InvalidCertificateRef,
+                        format!("Secret `{rns}/{}` {NOT_IN_INVENTORY}", r.name),
                     ));
                 }
             }
@@ -875,13 +864,13 @@ fn cert_refs(
                 if let Some(info) = &graph.obj(sid).secret {
                     if info.secret_type != "kubernetes.io/tls" {
                         return Err((
-                            "InvalidCertificateRef",
+                            Reason::InvalidCertificateRef,
                             format!("Secret `{rns}/{}` has type {}, not kubernetes.io/tls", r.name, info.secret_type),
                         ));
                     }
                     if !info.encrypted && (!info.has_key("tls.crt") || !info.has_key("tls.key")) {
                         return Err((
-                            "InvalidCertificateRef",
+                            Reason::InvalidCertificateRef,
                             format!("Secret `{rns}/{}` lacks tls.crt or tls.key", r.name),
                         ));
                     }
@@ -898,7 +887,7 @@ fn backend_refs(
     ro: &edgecheck_core::Object,
     rns: &str,
     r: &views::Route,
-) -> Result<(), (&'static str, String, String)> {
+) -> Result<(), (Reason, String, String)> {
     for (ri, rule) in r.spec.rules.iter().enumerate() {
         for (bi, b) in rule.backend_refs.iter().enumerate() {
             let field = format!("spec.rules[{ri}].backendRefs[{bi}]");
@@ -918,14 +907,14 @@ fn backend_refs(
             );
             if !(known_ext || g.is_empty() && k == "Service") {
                 return Err((
-                    "InvalidKind",
+                    Reason::InvalidKind,
                     format!("backendRef {k} `{}` (group `{g}`) is not a supported kind", b.name),
                     field,
                 ));
             }
             if bns != rns && !graph.reference_granted((GROUP, ro.kind.kind.as_str()), rns, (g, k), bns, &b.name) {
                 return Err((
-                    "RefNotPermitted",
+                    Reason::RefNotPermitted,
                     format!(
                         "backendRef {k} `{bns}/{}` is in another namespace and no ReferenceGrant in `{bns}` allows it",
                         b.name
@@ -939,150 +928,117 @@ fn backend_refs(
             if graph.find(K::SERVICE, Some(bns), &b.name).is_none()
                 && absent_is_missing(graph, &K::SERVICE.to_kind(), Some(bns))
             {
-                return Err(("BackendNotFound", format!("Service `{bns}/{}` is not in the inventory", b.name), field));
+                return Err((Reason::BackendNotFound, format!("Service `{bns}/{}` {NOT_IN_INVENTORY}", b.name), field));
             }
         }
     }
     Ok(())
 }
 
-/// A computed condition that says something is wrong (False, or `Conflicted=True`), with its object.
+/// A computed condition that says something is wrong (False, or `Conflicted=True`): the object, the
+/// condition, and where in the object it points.
 pub(crate) struct Fault<'m> {
     /// The object the condition is for.
     pub id: ObjId,
     /// The condition.
     pub cond: &'m ExpectedCondition,
+    /// The field it is about (`spec.listeners[2]`, `spec.parentRefs[0]`, the backendRef at fault), or `""`
+    /// for the object itself.
+    pub field: String,
+    /// Where, in words: ` listener `https``, ` parentRef `public` sectionName `https``, or `""`.
+    pub place: String,
+    /// The other object involved: the parent a parentRef names, the backend a backendRef names.
+    pub related: Vec<ObjectRef>,
 }
 
 impl GatewayModel {
     /// Every faulty condition, by object in load order, then in [`GatewayModel::of`] order.
-    pub(crate) fn faults(&self) -> Vec<Fault<'_>> {
+    /// `Programmed=False` is left out: it is a consequence, and its cause is another condition.
+    pub(crate) fn faults<'m>(&'m self, graph: &Graph) -> Vec<Fault<'m>> {
         let mut ids: Vec<ObjId> = self.conditions.keys().copied().collect();
         ids.sort_unstable();
         let mut out = Vec::new();
         for id in ids {
             for c in self.of(id) {
-                let bad = if c.condition_type == "Conflicted" { c.status } else { !c.status };
-                // Programmed=False is a consequence; the cause is in another condition.
-                if bad && c.condition_type != "Programmed" {
-                    out.push(Fault { id, cond: c });
+                if c.is_fault() && c.condition_type != Type::Programmed {
+                    let (field, place, related) = self.locate(graph, id, c);
+                    out.push(Fault { id, cond: c, field, place, related });
                 }
             }
         }
         out
     }
-}
 
-/// True when a condition comes from an object missing from the inventory (the absence rule decides
-/// its severity: error on a full dump, warning otherwise).
-pub(crate) fn from_absence(c: &ExpectedCondition) -> bool {
-    c.message.contains("is not in the inventory")
-}
-
-/// `status` as the spec spells it.
-pub(crate) fn status_str(c: &ExpectedCondition) -> &'static str {
-    if c.status {
-        "True"
-    } else {
-        "False"
-    }
-}
-
-/// Reports a faulty computed condition: about the object, at the listener or parentRef it is for.
-pub(crate) fn report_fault(
-    cx: &crate::framework::CheckContext<'_>,
-    out: &mut edgecheck_core::Findings<'_>,
-    f: &Fault<'_>,
-    fix: &str,
-) {
-    let obj = cx.graph.obj(f.id);
-    let c = f.cond;
-    let mut path = String::new();
-    let mut place = String::new();
-    if let Some(l) = &c.listener {
-        let ls: Vec<Listener> = if let Some(g) = cx.graph.view::<views::Gateway>(f.id) {
-            g.spec.listeners.clone()
-        } else if let Some(s) = cx.graph.view::<views::ListenerSet>(f.id) {
-            s.spec.listeners.clone()
-        } else {
-            Vec::new()
-        };
-        let pos = if c.reason == "Invalid" {
-            ls.iter().rposition(|x| &x.name == l)
-        } else {
-            ls.iter().position(|x| &x.name == l)
-        };
-        if let Some(i) = pos {
-            path = format!("spec.listeners[{i}]");
-        }
-        place = format!(" listener `{l}`");
-    }
-    if c.listener.is_none() && c.parent.is_none() {
-        path = match (c.reason.as_str(), obj.is(K::GATEWAY_CLASS), obj.is(K::GATEWAY)) {
-            ("InvalidParameters", true, _) => "spec.parametersRef".into(),
-            ("InvalidParameters", _, true) => "spec.infrastructure.parametersRef".into(),
-            ("Pending", _, true) => "spec.gatewayClassName".into(),
-            ("UnsupportedAddress", _, true) => "spec.addresses".into(),
-            ("NotAllowed" | "ParentNotAccepted", _, _) => "spec.parentRef".into(),
-            ("InvalidKind" | "InvalidCACertificateRef" | "NoValidCACertificate", _, _) => {
-                "spec.validation.caCertificateRefs".into()
+    /// Where in the object a condition points: the listener, the parentRef or the backendRef it is for, or
+    /// the field its reason names.
+    fn locate(&self, graph: &Graph, id: ObjId, c: &ExpectedCondition) -> (String, String, Vec<ObjectRef>) {
+        let obj = graph.obj(id);
+        let mut field = String::new();
+        let mut place = String::new();
+        let mut related = Vec::new();
+        if let Some(l) = &c.listener {
+            let ls: &[Listener] = if let Some(g) = graph.view::<views::Gateway>(id) {
+                &g.spec.listeners
+            } else if let Some(s) = graph.view::<views::ListenerSet>(id) {
+                &s.spec.listeners
+            } else {
+                &[]
+            };
+            // A duplicated listener name is invalid on its second occurrence.
+            let pos = if c.reason == Reason::Invalid {
+                ls.iter().rposition(|x| &x.name == l)
+            } else {
+                ls.iter().position(|x| &x.name == l)
+            };
+            if let Some(i) = pos {
+                field = format!("spec.listeners[{i}]");
             }
-            _ => String::new(),
+            place = format!(" listener `{l}`");
+        }
+        if c.listener.is_none() && c.parent.is_none() {
+            field = match (c.reason, obj.is(K::GATEWAY_CLASS), obj.is(K::GATEWAY)) {
+                (Reason::InvalidParameters, true, _) => "spec.parametersRef".into(),
+                (Reason::InvalidParameters, _, true) => "spec.infrastructure.parametersRef".into(),
+                (Reason::Pending, _, true) => "spec.gatewayClassName".into(),
+                (Reason::UnsupportedAddress, _, true) => "spec.addresses".into(),
+                (Reason::NotAllowed | Reason::ParentNotAccepted, _, _) => "spec.parentRef".into(),
+                (Reason::InvalidKind | Reason::InvalidCACertificateRef | Reason::NoValidCACertificate, _, _) => {
+                    "spec.validation.caCertificateRefs".into()
+                }
+                _ => String::new(),
+            };
+        }
+        let target = |e: &edgecheck_core::Edge| match &e.to {
+            edgecheck_core::Target::Found(t) => graph.obj(*t).to_ref(),
+            edgecheck_core::Target::Missing(m) => m.clone(),
         };
-    }
-    let mut related = Vec::new();
-    if let Some(p) = &c.parent {
-        if let Some(r) = cx.graph.view::<views::Route>(f.id) {
-            if let Some(i) = r.spec.parent_refs.iter().position(|x| parent_key(x) == *p) {
-                path = format!("spec.parentRefs[{i}]");
-                if let Some(e) =
-                    cx.graph.edges_from_kind(f.id, edgecheck_core::EdgeKind::ParentRef).find(|e| e.field == path)
-                {
-                    related.push(match &e.to {
-                        edgecheck_core::Target::Found(t) => cx.graph.obj(*t).to_ref(),
-                        edgecheck_core::Target::Missing(m) => m.clone(),
-                    });
+        if let Some(p) = &c.parent {
+            if let Some(r) = graph.view::<views::Route>(id) {
+                if let Some(i) = r.spec.parent_refs.iter().position(|x| parent_key(x) == *p) {
+                    field = format!("spec.parentRefs[{i}]");
+                    if let Some(e) = graph.edges_from_kind(id, edgecheck_core::EdgeKind::ParentRef).find(|e| e.field == field) {
+                        related.push(target(e));
+                    }
                 }
             }
-        }
-        if c.condition_type == "ResolvedRefs" {
-            if let Some(fld) = cx.model.gateway.ref_fields.get(&f.id) {
-                path.clone_from(fld);
-                if let Some(e) =
-                    cx.graph.edges_from_kind(f.id, edgecheck_core::EdgeKind::Backend).find(|e| &e.field == fld)
-                {
-                    related.push(match &e.to {
-                        edgecheck_core::Target::Found(t) => cx.graph.obj(*t).to_ref(),
-                        edgecheck_core::Target::Missing(m) => m.clone(),
-                    });
+            if c.condition_type == Type::ResolvedRefs {
+                if let Some(fld) = self.ref_fields.get(&id) {
+                    field.clone_from(fld);
+                    if let Some(e) = graph.edges_from_kind(id, edgecheck_core::EdgeKind::Backend).find(|e| &e.field == fld) {
+                        related.push(target(e));
+                    }
                 }
             }
+            let sec = p.section_name.as_deref().map(|s| format!(" sectionName `{s}`")).unwrap_or_default();
+            let port = p.port.map(|s| format!(" port {s}")).unwrap_or_default();
+            place = format!(" parentRef `{}`{sec}{port}", p.name);
         }
-        let sec = p.section_name.as_deref().map(|s| format!(" sectionName `{s}`")).unwrap_or_default();
-        let port = p.port.map(|s| format!(" port {s}")).unwrap_or_default();
-        place = format!(" parentRef `{}`{sec}{port}", p.name);
+        (field, place, related)
     }
-    let mut b = out
-        .at(obj, &path)
-        .message(format!("{}{place}: {}={} {}: {}", obj.to_ref(), c.condition_type, status_str(c), c.reason, c.message))
-        .evidence(format!(
-            "expected condition {}={} reason {}{}",
-            c.condition_type,
-            status_str(c),
-            c.reason,
-            c.listener.as_deref().map(|l| format!(" (listener {l})")).unwrap_or_default()
-        ))
-        .related_all(related)
-        .fix(fix);
-    if from_absence(c) {
-        b = b.severity(if cx.graph.complete {
-            edgecheck_core::Severity::Error
-        } else {
-            edgecheck_core::Severity::Warning
-        });
-    }
-    b.emit();
 }
+
+/// The words every message about a missing object ends with; [`ExpectedCondition::from_absence`] reads them.
+pub(crate) const NOT_IN_INVENTORY: &str = "is not in the inventory";
 
 #[cfg(test)]
 mod tests {
@@ -1110,9 +1066,9 @@ mod tests {
                     c.listener
                         .clone()
                         .or_else(|| c.parent.as_ref().map(|p| p.section_name.clone().unwrap_or_default())),
-                    c.condition_type.clone(),
+                    c.condition_type.as_str().to_string(),
                     c.status,
-                    c.reason.clone(),
+                    c.reason.as_str().to_string(),
                 )
             })
             .collect()

@@ -1,14 +1,15 @@
-//! Live Gateway API status (dumps, clusters): conditions as a controller wrote them, and the
-//! reporting shared by the checks that read them.
+//! Live Gateway API status (dumps, clusters): conditions as a controller wrote them, parsed once, and how
+//! they compare with the manifests: faults, stale status, disagreements with the predicted conditions,
+//! listeners that report no routes. Computed here; the status checks decide and word the findings.
 
 use edgecheck_core::kind::K;
 use edgecheck_core::reasons::layer_for;
-use edgecheck_core::{Findings, Graph, Layer, ObjId, Object};
+use edgecheck_core::{Graph, Layer, ObjId, Object};
 use serde_json::Value;
 
 use super::gateway::parent_key;
-use super::ParentKey;
-use crate::framework::CheckContext;
+use super::gateway::GatewayModel;
+use super::{ExpectedCondition, ParentKey};
 
 /// The Gateway API kinds whose status is read.
 pub(crate) const KINDS: &[K] = &[
@@ -75,7 +76,7 @@ fn parse(
 }
 
 /// Every live condition of a Gateway API object, in status order.
-pub(crate) fn conditions(obj: &Object) -> Vec<LiveCondition> {
+fn conditions(obj: &Object) -> Vec<LiveCondition> {
     let mut out = Vec::new();
     let Some(st) = obj.value.get("status") else { return out };
     parse(st.get("conditions"), "status", None, None, &mut out);
@@ -96,38 +97,32 @@ pub(crate) fn conditions(obj: &Object) -> Vec<LiveCondition> {
 }
 
 /// Objects of the Gateway API kinds that carry status, in load order.
-pub(crate) fn with_status(graph: &Graph) -> Vec<ObjId> {
+fn with_status(graph: &Graph) -> Vec<ObjId> {
     let mut ids: Vec<ObjId> = KINDS.iter().flat_map(|k| graph.ids(*k).iter().copied()).collect();
     ids.sort_unstable();
     ids.retain(|id| graph.obj(*id).has_status());
     ids
 }
 
-fn place(c: &LiveCondition) -> String {
-    if let Some(l) = &c.listener {
-        format!(" listener `{l}`")
-    } else if let Some(p) = &c.parent {
-        let sec = p.section_name.as_deref().map(|s| format!(" sectionName `{s}`")).unwrap_or_default();
-        format!(" parent `{}`{sec}", p.name)
-    } else {
-        String::new()
+impl LiveCondition {
+    /// Where, in words: ` listener `https``, ` parent `public` sectionName `https``, or `""`.
+    pub fn place(&self) -> String {
+        if let Some(l) = &self.listener {
+            format!(" listener `{l}`")
+        } else if let Some(p) = &self.parent {
+            let sec = p.section_name.as_deref().map(|s| format!(" sectionName `{s}`")).unwrap_or_default();
+            format!(" parent `{}`{sec}", p.name)
+        } else {
+            String::new()
+        }
     }
-}
 
-/// Reports every live faulty condition whose reason `layer_for` puts in `layer`.
-pub(crate) fn report_false(cx: &CheckContext<'_>, out: &mut Findings<'_>, layer: Layer, fix: &str) {
-    for id in with_status(cx.graph) {
-        let obj = cx.graph.obj(id);
-        for c in conditions(obj) {
-            if !c.is_fault() || layer_for(&c.condition_type, &c.reason) != Some(layer) {
-                continue;
-            }
-            let msg = if c.message.is_empty() { String::new() } else { format!(": {}", c.message) };
-            out.at(obj, &c.path)
-                .message(format!("{}{}: {}={} {}{msg}", obj.to_ref(), place(&c), c.condition_type, c.status, c.reason))
-                .evidence(format!("status condition {}={} reason {}", c.condition_type, c.status, c.reason))
-                .fix(fix)
-                .emit();
+    /// The layer its reason puts the fault in, when it is a fault.
+    pub fn fault_layer(&self) -> Option<Layer> {
+        if self.is_fault() {
+            layer_for(&self.condition_type, &self.reason)
+        } else {
+            None
         }
     }
 }
@@ -137,108 +132,124 @@ pub(crate) fn is_route(obj: &Object) -> bool {
     [K::HTTP_ROUTE, K::GRPC_ROUTE, K::TLS_ROUTE, K::TCP_ROUTE, K::UDP_ROUTE].iter().any(|k| obj.is(*k))
 }
 
-/// Reports status older than the spec: a condition's or the status's `observedGeneration` behind
-/// `metadata.generation`, for routes (`routes == true`) or for the other kinds.
-pub(crate) fn report_stale(cx: &CheckContext<'_>, out: &mut Findings<'_>, routes: bool) {
-    for id in with_status(cx.graph) {
-        let obj = cx.graph.obj(id);
-        if is_route(obj) != routes {
-            continue;
+/// Status older than the spec: the status's or its conditions' `observedGeneration` behind `metadata.generation`.
+#[derive(Debug, Clone)]
+pub(crate) struct StaleStatus {
+    /// The object.
+    pub id: ObjId,
+    /// Whether it is a route.
+    pub route: bool,
+    /// `metadata.generation`.
+    pub generation: i64,
+    /// Each stale generation: where (a field path, then the listener or parent and the condition type in
+    /// words) and the generation it describes; the status's own first.
+    pub observed: Vec<(String, String, i64)>,
+}
+
+/// A live condition that disagrees with the one the manifests predict: same object, type and listener or
+/// parent, another status.
+#[derive(Debug, Clone)]
+pub(crate) struct Disagreement {
+    /// The object.
+    pub id: ObjId,
+    /// Whether it is a route.
+    pub route: bool,
+    /// As written in status.
+    pub live: LiveCondition,
+    /// As predicted.
+    pub expected: ExpectedCondition,
+}
+
+/// A live listener reporting `attachedRoutes: 0` while routes in the inventory attach to it.
+#[derive(Debug, Clone)]
+pub(crate) struct Unattached {
+    /// The Gateway or ListenerSet.
+    pub id: ObjId,
+    /// Index in `status.listeners`.
+    pub index: usize,
+    /// Listener name.
+    pub listener: String,
+    /// Routes the manifests attach.
+    pub computed: u32,
+}
+
+/// Live Gateway API status, compared with the predictions.
+#[derive(Debug, Default)]
+pub struct LiveStatus {
+    /// Objects with status and their conditions, in load order.
+    pub(crate) conditions: Vec<(ObjId, Vec<LiveCondition>)>,
+    /// Stale status.
+    pub(crate) stale: Vec<StaleStatus>,
+    /// Disagreements with the predicted conditions.
+    pub(crate) disagreements: Vec<Disagreement>,
+    /// Listeners reporting no routes where the manifests attach some.
+    pub(crate) unattached: Vec<Unattached>,
+}
+
+impl LiveStatus {
+    /// Parses the status of every Gateway API object once and compares it with `gateway`.
+    pub fn compute(graph: &Graph, gateway: &GatewayModel) -> LiveStatus {
+        let mut live = LiveStatus::default();
+        for id in with_status(graph) {
+            let obj = graph.obj(id);
+            let conds = conditions(obj);
+            let route = is_route(obj);
+            if let Some(st) = stale(obj, &conds) {
+                live.stale.push(StaleStatus { id, route, generation: st.0, observed: st.1 });
+            }
+            let expected = gateway.of(id);
+            for c in &conds {
+                let Some(e) = expected.iter().find(|e| {
+                    e.condition_type.as_str() == c.condition_type && e.listener == c.listener && e.parent == c.parent
+                }) else {
+                    continue;
+                };
+                if c.status == e.status_str() || c.status == "Unknown" || c.status.is_empty() {
+                    continue;
+                }
+                live.disagreements.push(Disagreement { id, route, live: c.clone(), expected: e.clone() });
+            }
+            if obj.is(K::GATEWAY) || obj.is(K::LISTENER_SET) || obj.is(K::LISTENER_SET_STD) {
+                unattached(gateway, id, obj, &mut live.unattached);
+            }
+            live.conditions.push((id, conds));
         }
-        let Some(generation) = obj.value.pointer("/metadata/generation").and_then(Value::as_i64) else { continue };
-        let top = obj.value.pointer("/status/observedGeneration").and_then(Value::as_i64);
-        let stale: Vec<(String, i64)> = top
-            .map(|g| ("status.observedGeneration".to_string(), g))
-            .into_iter()
-            .chain(conditions(obj).into_iter().filter_map(|c| {
-                c.observed_generation.map(|g| (format!("{}{} ({})", c.path, place(&c), c.condition_type), g))
-            }))
-            .filter(|(_, g)| *g < generation)
-            .collect();
-        let Some((first, g)) = stale.first() else { continue };
-        let path = first.split(' ').next().unwrap_or("").to_string();
-        let mut b = out
-            .at(obj, &path)
-            .message(format!(
-                "{}'s status describes generation {g}, its spec is generation {generation}: the controller has not reconciled the current spec",
-                obj.to_ref()
-            ))
-            .evidence(format!("metadata.generation: {generation}"));
-        for (p, g) in stale.iter().take(5) {
-            b = b.evidence(format!("{p}: observedGeneration {g}"));
-        }
-        b.fix("check that the controller for this class runs and reconciles (its logs, its leader election); status conditions are stale until it does")
-            .emit();
+        live
+    }
+
+    /// Live faulty conditions whose reason puts the fault in `layer`, by object in load order.
+    pub(crate) fn faults(&self, layer: Layer) -> impl Iterator<Item = (ObjId, &LiveCondition)> {
+        self.conditions
+            .iter()
+            .flat_map(|(id, cs)| cs.iter().map(move |c| (*id, c)))
+            .filter(move |(_, c)| c.fault_layer() == Some(layer))
     }
 }
 
-/// Live conditions that disagree with the computed model: same object, type and listener/parent,
-/// other status. For routes (`routes == true`) or the other kinds.
-pub(crate) fn report_disagreement(cx: &CheckContext<'_>, out: &mut Findings<'_>, routes: bool) {
-    for id in with_status(cx.graph) {
-        let obj = cx.graph.obj(id);
-        if is_route(obj) != routes {
-            continue;
-        }
-        let expected = cx.model.gateway.of(id);
-        for c in conditions(obj) {
-            let Some(e) = expected
-                .iter()
-                .find(|e| e.condition_type == c.condition_type && e.listener == c.listener && e.parent == c.parent)
-            else {
-                continue;
-            };
-            let want = if e.status { "True" } else { "False" };
-            if c.status == want || c.status == "Unknown" || c.status.is_empty() {
-                continue;
-            }
-            out.at(obj, &c.path)
-                .message(format!(
-                    "{}{}: status says {}={} {}, the manifests predict {}={} {}",
-                    obj.to_ref(),
-                    place(&c),
-                    c.condition_type,
-                    c.status,
-                    c.reason,
-                    e.condition_type,
-                    want,
-                    e.reason
-                ))
-                .evidence(format!("status condition {}={} reason {}", c.condition_type, c.status, c.reason))
-                .evidence(format!("expected condition {}={} reason {}: {}", e.condition_type, want, e.reason, e.message))
-                .fix("if the status is stale, let the controller reconcile; otherwise the controller lacks a feature or behaves differently from the spec: check its conformance report")
-                .emit();
-        }
-    }
+fn stale(obj: &Object, conds: &[LiveCondition]) -> Option<(i64, Vec<(String, String, i64)>)> {
+    let generation = obj.value.pointer("/metadata/generation").and_then(Value::as_i64)?;
+    let top = obj.value.pointer("/status/observedGeneration").and_then(Value::as_i64);
+    let observed: Vec<(String, String, i64)> = top
+        .map(|g| ("status.observedGeneration".to_string(), String::new(), g))
+        .into_iter()
+        .chain(conds.iter().filter_map(|c| {
+            c.observed_generation.map(|g| (c.path.clone(), format!("{} ({})", c.place(), c.condition_type), g))
+        }))
+        .filter(|(_, _, g)| *g < generation)
+        .collect();
+    (!observed.is_empty()).then_some((generation, observed))
 }
 
-/// Live listeners reporting `attachedRoutes: 0` while routes in the inventory attach to them.
-pub(crate) fn report_unattached(cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-    for id in with_status(cx.graph) {
-        let obj = cx.graph.obj(id);
-        if !(obj.is(K::GATEWAY) || obj.is(K::LISTENER_SET) || obj.is(K::LISTENER_SET_STD)) {
+fn unattached(gateway: &GatewayModel, id: ObjId, obj: &Object, out: &mut Vec<Unattached>) {
+    let listeners = obj.value.pointer("/status/listeners").and_then(Value::as_array);
+    for (index, l) in listeners.into_iter().flatten().enumerate() {
+        let name = l.get("name").and_then(Value::as_str).unwrap_or("");
+        if l.get("attachedRoutes").and_then(Value::as_i64) != Some(0) {
             continue;
         }
-        let listeners = obj.value.pointer("/status/listeners").and_then(Value::as_array).cloned().unwrap_or_default();
-        for (i, l) in listeners.iter().enumerate() {
-            let name = l.get("name").and_then(Value::as_str).unwrap_or("");
-            if l.get("attachedRoutes").and_then(Value::as_i64) != Some(0) {
-                continue;
-            }
-            let Some(st) = cx.model.gateway.listener(id, name) else { continue };
-            if st.attached_routes == 0 {
-                continue;
-            }
-            out.at(obj, &format!("status.listeners[{i}].attachedRoutes"))
-                .message(format!(
-                    "{} listener `{name}` reports attachedRoutes 0, but {} route(s) in the inventory attach to it",
-                    obj.to_ref(),
-                    st.attached_routes
-                ))
-                .evidence(format!("status.listeners[{i}].attachedRoutes: 0"))
-                .evidence(format!("computed attachedRoutes: {}", st.attached_routes))
-                .fix("apply the routes (are they synced?) and check their parent status; a controller that has not reconciled them reports 0")
-                .emit();
+        let Some(st) = gateway.listener(id, name) else { continue };
+        if st.attached_routes > 0 {
+            out.push(Unattached { id, index, listener: name.to_string(), computed: st.attached_routes });
         }
     }
 }

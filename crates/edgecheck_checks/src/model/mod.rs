@@ -3,7 +3,8 @@
 //! `CheckContext::model`, and the JSON `objects[]` list is rendered from it.
 
 pub mod gateway;
-pub(crate) mod gateway_live;
+pub mod gateway_live;
+pub mod condition;
 pub mod health;
 
 use edgecheck_core::{Graph, Layer, ObjId};
@@ -64,14 +65,46 @@ pub struct ExpectedCondition {
     pub parent: Option<ParentKey>,
     /// For listener conditions: the listener name.
     pub listener: Option<String>,
-    /// `Accepted`, `Programmed`, `ResolvedRefs`, `Conflicted`, ...
-    pub condition_type: String,
+    /// `Accepted`, `Programmed`, `ResolvedRefs`, `Conflicted`.
+    pub condition_type: condition::ConditionType,
     /// `"True"` or `"False"`.
     pub status: bool,
-    /// Reason, in the Gateway API spelling.
-    pub reason: String,
+    /// Reason (`as_str` is the Gateway API spelling).
+    pub reason: condition::Reason,
     /// Why, in words.
     pub message: String,
+}
+
+impl ExpectedCondition {
+    /// True when the condition says something is wrong: `False`, or `Conflicted=True`.
+    pub fn is_fault(&self) -> bool {
+        if self.condition_type == condition::ConditionType::Conflicted {
+            self.status
+        } else {
+            !self.status
+        }
+    }
+
+    /// `status` as the spec spells it.
+    pub fn status_str(&self) -> &'static str {
+        if self.status {
+            "True"
+        } else {
+            "False"
+        }
+    }
+
+    /// `Type=Status reason Reason`, with the listener it is for: what a finding quotes as evidence.
+    pub fn describe(&self) -> String {
+        let listener = self.listener.as_deref().map(|l| format!(" (listener {l})")).unwrap_or_default();
+        format!("{}={} reason {}{listener}", self.condition_type, self.status_str(), self.reason)
+    }
+
+    /// True when the condition follows from an object missing from the inventory: the absence rule
+    /// decides its severity (an error on a full dump, a warning otherwise).
+    pub fn from_absence(&self) -> bool {
+        self.message.contains(gateway::NOT_IN_INVENTORY)
+    }
 }
 
 /// Everything computed once per run.
@@ -81,6 +114,8 @@ pub struct Model {
     pub gateway: gateway::GatewayModel,
     /// Health by object (index = `ObjId`).
     pub health: Vec<Option<Health>>,
+    /// Live Gateway API status (dumps, clusters) compared with [`Model::gateway`].
+    pub live: gateway_live::LiveStatus,
 }
 
 impl Model {
@@ -95,7 +130,8 @@ impl Model {
                 h.message = masked;
             }
         }
-        Model { gateway, health }
+        let live = gateway_live::LiveStatus::compute(graph, &gateway);
+        Model { gateway, health, live }
     }
 
     /// The health of an object.

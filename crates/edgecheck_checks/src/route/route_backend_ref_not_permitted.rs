@@ -1,7 +1,7 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
-use crate::framework::{declare_check, CheckContext};
-use crate::model::gateway::report_fault;
+use crate::framework::{declare_check, Check as _, CheckContext};
+use crate::model::condition::{ConditionType, Reason};
 
 declare_check! {
     /// ## What it checks
@@ -25,10 +25,10 @@ declare_check! {
 impl RouteBackendRefNotPermitted {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let mut seen = std::collections::BTreeSet::new();
-        for f in cx.model.gateway.faults() {
+        for f in cx.model.gateway.faults(cx.graph) {
             if !(f.cond.parent.is_some()
-                && f.cond.condition_type == "ResolvedRefs"
-                && f.cond.reason == "RefNotPermitted")
+                && f.cond.condition_type == ConditionType::ResolvedRefs
+                && f.cond.reason == Reason::RefNotPermitted)
             {
                 continue;
             }
@@ -36,7 +36,13 @@ impl RouteBackendRefNotPermitted {
                 continue;
             }
             let fix = "add a ReferenceGrant in the backend's namespace from this route kind in the route's namespace to Service";
-            report_fault(cx, out, &f, fix);
+            out.at(cx.graph.obj(f.id), &f.field)
+                .severity(cx.condition_severity(f.cond, self.meta().severity))
+                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .evidence(format!("expected condition {}", f.cond.describe()))
+                .related_all(f.related)
+                .fix(fix)
+                .emit();
         }
     }
 }

@@ -1,7 +1,7 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
-use crate::framework::{declare_check, CheckContext};
-use crate::model::gateway::report_fault;
+use crate::framework::{declare_check, Check as _, CheckContext};
+use crate::model::condition::{ConditionType, Reason};
 
 declare_check! {
     /// ## What it checks
@@ -30,17 +30,23 @@ declare_check! {
 
 impl RouteParentNotAccepted {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults() {
-            if !(f.cond.parent.is_some() && f.cond.condition_type == "Accepted") {
+        for f in cx.model.gateway.faults(cx.graph) {
+            if !(f.cond.parent.is_some() && f.cond.condition_type == ConditionType::Accepted) {
                 continue;
             }
 
-            let fix = match f.cond.reason.as_str() {
-                "NoMatchingParent" => "point parentRefs at an existing Gateway and listener (sectionName, port)",
-                "NoMatchingListenerHostname" => "use a route hostname inside the listener hostname (a wildcard covers one or more labels in front)",
+            let fix = match f.cond.reason {
+                Reason::NoMatchingParent => "point parentRefs at an existing Gateway and listener (sectionName, port)",
+                Reason::NoMatchingListenerHostname => "use a route hostname inside the listener hostname (a wildcard covers one or more labels in front)",
                 _ => "allow the route on the listener (allowedRoutes.namespaces / kinds) or attach it to a listener of the right protocol and TLS mode",
             };
-            report_fault(cx, out, &f, fix);
+            out.at(cx.graph.obj(f.id), &f.field)
+                .severity(cx.condition_severity(f.cond, self.meta().severity))
+                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .evidence(format!("expected condition {}", f.cond.describe()))
+                .related_all(f.related)
+                .fix(fix)
+                .emit();
         }
     }
 }

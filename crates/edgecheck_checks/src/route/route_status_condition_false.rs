@@ -23,6 +23,14 @@ declare_check! {
 
 impl RouteStatusConditionFalse {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        crate::model::gateway_live::report_false(cx, out, Layer::Route, "fix the parentRef, the listener's allowedRoutes or the hostnames; add a ReferenceGrant for cross-namespace references");
+        for (id, c) in cx.model.live.faults(Layer::Route) {
+            let obj = cx.graph.obj(id);
+            let msg = if c.message.is_empty() { String::new() } else { format!(": {}", c.message) };
+            out.at(obj, &c.path)
+                .message(format!("{}{}: {}={} {}{msg}", obj.to_ref(), c.place(), c.condition_type, c.status, c.reason))
+                .evidence(format!("status condition {}={} reason {}", c.condition_type, c.status, c.reason))
+                .fix("fix the parentRef, the listener's allowedRoutes or the hostnames; add a ReferenceGrant for cross-namespace references")
+                .emit();
+        }
     }
 }

@@ -1,8 +1,8 @@
 use edgecheck_core::kind::K;
 use edgecheck_core::{Findings, Layer, Severity};
 
-use crate::framework::{declare_check, CheckContext};
-use crate::model::gateway::report_fault;
+use crate::framework::{declare_check, Check as _, CheckContext};
+use crate::model::condition::ConditionType;
 
 declare_check! {
     /// ## What it checks
@@ -28,9 +28,15 @@ declare_check! {
 
 impl BackendTlsPolicyCaUnresolved {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults() {
-            if cx.graph.obj(f.id).is(K::BACKEND_TLS_POLICY) && f.cond.condition_type == "ResolvedRefs" {
-                report_fault(cx, out, &f, "create the CA ConfigMap named in caCertificateRefs, or fix the reference");
+        for f in cx.model.gateway.faults(cx.graph) {
+            if cx.graph.obj(f.id).is(K::BACKEND_TLS_POLICY) && f.cond.condition_type == ConditionType::ResolvedRefs {
+                out.at(cx.graph.obj(f.id), &f.field)
+                .severity(cx.condition_severity(f.cond, self.meta().severity))
+                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .evidence(format!("expected condition {}", f.cond.describe()))
+                .related_all(f.related)
+                .fix("create the CA ConfigMap named in caCertificateRefs, or fix the reference")
+                .emit();
             }
         }
     }

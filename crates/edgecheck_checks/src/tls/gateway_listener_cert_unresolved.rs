@@ -1,7 +1,7 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
-use crate::framework::{declare_check, CheckContext};
-use crate::model::gateway::report_fault;
+use crate::framework::{declare_check, Check as _, CheckContext};
+use crate::model::condition::{ConditionType, Reason};
 
 declare_check! {
     /// ## What it checks
@@ -28,20 +28,26 @@ declare_check! {
 
 impl GatewayListenerCertUnresolved {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for f in cx.model.gateway.faults() {
+        for f in cx.model.gateway.faults(cx.graph) {
             if !(f.cond.listener.is_some()
-                && f.cond.condition_type == "ResolvedRefs"
-                && matches!(f.cond.reason.as_str(), "InvalidCertificateRef" | "RefNotPermitted"))
+                && f.cond.condition_type == ConditionType::ResolvedRefs
+                && matches!(f.cond.reason, Reason::InvalidCertificateRef | Reason::RefNotPermitted))
             {
                 continue;
             }
 
-            let fix = if f.cond.reason == "RefNotPermitted" {
+            let fix = if f.cond.reason == Reason::RefNotPermitted {
                 "add a ReferenceGrant in the Secret's namespace from Gateway in the Gateway's namespace to Secret, or move the Secret"
             } else {
                 "point certificateRefs at a kubernetes.io/tls Secret with tls.crt and tls.key (or a cert-manager Certificate's secretName)"
             };
-            report_fault(cx, out, &f, fix);
+            out.at(cx.graph.obj(f.id), &f.field)
+                .severity(cx.condition_severity(f.cond, self.meta().severity))
+                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .evidence(format!("expected condition {}", f.cond.describe()))
+                .related_all(f.related)
+                .fix(fix)
+                .emit();
         }
     }
 }

@@ -408,8 +408,7 @@ impl Graph {
         }
         let manages = if kind.namespaced() {
             namespace.is_some_and(|ns| {
-                !self.renders_unseen(ns)
-                    && self.ns_count.get(kind).and_then(|m| m.get(ns)).copied().unwrap_or(0) > 0
+                !self.renders_unseen(ns) && self.ns_count.get(kind).and_then(|m| m.get(ns)).copied().unwrap_or(0) > 0
             })
         } else {
             !self.ids_of(kind).is_empty()

@@ -8,6 +8,9 @@ use serde_json::Value;
 use crate::kind::{Kind, K};
 use crate::secret::SecretInfo;
 
+/// The kind of [`ObjectRef::endpoint`] references, as JSON shows it.
+pub const ENDPOINT_KIND: &str = "Endpoint";
+
 /// A reference to an object, present or not: what findings name and what edges point at.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct ObjectRef {
@@ -36,7 +39,13 @@ impl ObjectRef {
 
     /// A probed endpoint (not a Kubernetes object).
     pub fn endpoint(url: &str) -> ObjectRef {
-        ObjectRef { api_version: None, kind: "Endpoint".into(), namespace: None, name: url.into() }
+        ObjectRef { api_version: None, kind: ENDPOINT_KIND.into(), namespace: None, name: url.into() }
+    }
+
+    /// Whether this is a probed endpoint made by [`ObjectRef::endpoint`] (a finding of what the probe saw),
+    /// not a Kubernetes object: it has no apiVersion.
+    pub fn is_endpoint(&self) -> bool {
+        self.api_version.is_none() && self.kind == ENDPOINT_KIND
     }
 
     /// The group/kind of this reference.

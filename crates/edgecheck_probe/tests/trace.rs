@@ -141,11 +141,11 @@ fn healthy_path_has_no_root_cause() {
     let t = trace(&shop(&p, "shop", ""), &url, probe(&url, port, &p.ca_pem));
     assert_eq!(t.d.verdict, Verdict::Ok, "{:#?}", t.codes());
     assert!(t.d.root_cause.is_none());
-    let roles: Vec<&str> = t.d.nodes.iter().filter(|n| n.branch == Branch::Request).map(|n| n.role).collect();
+    let roles: Vec<&str> = t.d.nodes.iter().filter(|n| n.branch == Branch::Request).map(|n| n.role.as_str()).collect();
     assert_eq!(roles, ["name", "address", "entry", "tls", "route", "service", "workload", "app"]);
     // The served leaf is the Secret's: both sides show the same fingerprint.
-    let served = t.d.nodes.iter().find(|n| n.role == "app").unwrap().detail.join(" ");
-    let secret = t.d.nodes.iter().find(|n| n.role == "tls").unwrap().detail.join(" ");
+    let served = t.d.nodes.iter().find(|n| n.role.as_str() == "app").unwrap().detail.join(" ");
+    let secret = t.d.nodes.iter().find(|n| n.role.as_str() == "tls").unwrap().detail.join(" ");
     let fp = secret.split("sha256 ").nth(1).unwrap().split_whitespace().next().unwrap();
     assert!(served.contains(fp), "{served} / {secret}");
 }
@@ -205,7 +205,7 @@ fn app_root_cause_the_application_answers_500() {
     let t = trace(&shop(&p, "shop", ""), &url, probe(&url, port, &p.ca_pem));
     assert_eq!(t.d.verdict, Verdict::Broken, "{:?}", t.codes());
     assert_eq!(t.d.layer, Some(Layer::App), "{}", t.d.summary);
-    assert_eq!(t.d.nodes[t.d.breaks_at.unwrap()].role, "app");
+    assert_eq!(t.d.nodes[t.d.breaks_at.unwrap()].role.as_str(), "app");
 }
 
 #[test]
@@ -217,7 +217,7 @@ fn listener_root_cause_nothing_listens() {
     assert_eq!(t.d.verdict, Verdict::Broken);
     assert_eq!(t.d.layer, Some(Layer::Listener), "{}", t.d.summary);
     // Nothing later on the path is blamed: the app node was never reached.
-    let app = t.d.nodes.iter().find(|n| n.role == "app").unwrap();
+    let app = t.d.nodes.iter().find(|n| n.role.as_str() == "app").unwrap();
     assert!(app.findings.is_empty(), "{app:?}");
 }
 
@@ -309,7 +309,7 @@ fn dns_root_cause_the_name_does_not_resolve() {
     let t = trace(&shop(&p, "shop", ""), &url, obs);
     assert_eq!(t.d.verdict, Verdict::Broken, "{:?}", t.codes());
     assert_eq!(t.d.layer, Some(Layer::Dns), "{}", t.d.summary);
-    assert_eq!(t.d.nodes[t.d.breaks_at.unwrap()].role, "name");
+    assert_eq!(t.d.nodes[t.d.breaks_at.unwrap()].role.as_str(), "name");
     assert!(t.d.nodes[0].detail.iter().any(|d| d.contains("NxDomain")), "{:?}", t.d.nodes[0].detail);
 }
 

@@ -10,7 +10,7 @@
 //! Job. Diagnosis 1, `http://api.example.com/`, at risk: name → Ingress → Service (warning, root
 //! cause) → app, with an Application side branch.
 
-use edgecheck_checks::diagnose::{Branch, ChainLink, Diagnosis, NodeState, PathNode, TraceTarget, Verdict};
+use edgecheck_checks::diagnose::{Branch, ChainLink, Diagnosis, NodeState, PathNode, Role, TraceTarget, Verdict};
 use edgecheck_checks::find_check;
 use edgecheck_core::kind::K;
 use edgecheck_core::{Finding, Layer, ObjectRef, Severity};
@@ -76,7 +76,7 @@ pub fn findings() -> Vec<Finding> {
 
 #[allow(clippy::too_many_arguments)]
 fn node(
-    role: &'static str,
+    role: Role,
     label: &str,
     layer: Layer,
     branch: Branch,
@@ -140,9 +140,9 @@ pub fn diagnoses() -> Vec<Diagnosis> {
             },
         ],
         nodes: vec![
-            node("name", "shop.example.com", Layer::Dns, Request, None, Ok, &["address 192.0.2.10"], &[]),
+            node(Role::Name, "shop.example.com", Layer::Dns, Request, None, Ok, &["address 192.0.2.10"], &[]),
             node(
-                "entry",
+                Role::Entry,
                 "Gateway edge/public listener `https` :443 HTTPS",
                 Layer::Listener,
                 Request,
@@ -151,9 +151,9 @@ pub fn diagnoses() -> Vec<Diagnosis> {
                 &[],
                 &[],
             ),
-            node("route", "HTTPRoute shop/web", Layer::Route, Request, Some(1), Error, &["rule 0"], &[3]),
+            node(Role::Route, "HTTPRoute shop/web", Layer::Route, Request, Some(1), Error, &["rule 0"], &[3]),
             node(
-                "service",
+                Role::Service,
                 "Service shop/web (not in the inventory)",
                 Layer::Backend,
                 Request,
@@ -163,7 +163,7 @@ pub fn diagnoses() -> Vec<Diagnosis> {
                 &[3],
             ),
             node(
-                "Certificate",
+                Role::Producer,
                 PLANTED_LABEL,
                 Layer::Tls,
                 Certificate,
@@ -172,8 +172,8 @@ pub fn diagnoses() -> Vec<Diagnosis> {
                 &["notAfter 2026-06-10"],
                 &[5],
             ),
-            node("cause", "Job shop/migrate", Layer::Backend, Cause, Some(3), Error, &[], &[4]),
-            node("app", "application", Layer::App, Request, Some(3), Unknown, &["not probed"], &[]),
+            node(Role::Cause, "Job shop/migrate", Layer::Backend, Cause, Some(3), Error, &[], &[4]),
+            node(Role::App, "application", Layer::App, Request, Some(3), Unknown, &["not probed"], &[]),
         ],
         consequences: vec![3],
         also: vec![5],
@@ -195,11 +195,20 @@ pub fn diagnoses() -> Vec<Diagnosis> {
             layer: Layer::Backend,
         }],
         nodes: vec![
-            node("name", "api.example.com", Layer::Dns, Request, None, Ok, &[], &[]),
-            node("entry", "Ingress shop/api", Layer::Listener, Request, Some(0), Ok, &["class nginx"], &[]),
-            node("service", "Service shop/web", Layer::Backend, Request, Some(1), Warning, &["port 80"], &[1]),
-            node("app", "application", Layer::App, Request, Some(2), Unknown, &["not probed"], &[]),
-            node("application", "Application argocd/shop", Layer::Gitops, Gitops, Some(1), Ok, &["sync Synced"], &[]),
+            node(Role::Name, "api.example.com", Layer::Dns, Request, None, Ok, &[], &[]),
+            node(Role::Entry, "Ingress shop/api", Layer::Listener, Request, Some(0), Ok, &["class nginx"], &[]),
+            node(Role::Service, "Service shop/web", Layer::Backend, Request, Some(1), Warning, &["port 80"], &[1]),
+            node(Role::App, "application", Layer::App, Request, Some(2), Unknown, &["not probed"], &[]),
+            node(
+                Role::Application,
+                "Application argocd/shop",
+                Layer::Gitops,
+                Gitops,
+                Some(1),
+                Ok,
+                &["sync Synced"],
+                &[],
+            ),
         ],
         consequences: vec![],
         also: vec![],

@@ -349,7 +349,7 @@ fn svg(out: &mut String, d: &Diagnosis) {
             x + 8.0,
             y + 32.0,
             node.layer.as_str(),
-            esc(node.role),
+            esc(node.role.as_str()),
             node.state.as_str()
         );
         if is_root {

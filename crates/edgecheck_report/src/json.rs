@@ -114,7 +114,7 @@ pub fn diagnosis_json(d: &Diagnosis) -> Value {
         .map(|(i, n)| {
             let mut m = Map::new();
             m.insert("id".into(), i.into());
-            m.insert("role".into(), n.role.into());
+            m.insert("role".into(), n.role.as_str().into());
             m.insert("label".into(), n.label.clone().into());
             m.insert("layer".into(), n.layer.as_str().into());
             m.insert("branch".into(), n.branch.as_str().into());

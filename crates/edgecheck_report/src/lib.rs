@@ -188,8 +188,7 @@ mod tests {
     fn sarif_is_valid_against_the_schema() {
         let out = with_report(render_sarif);
         let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
-        let schema_path =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("resources/sarif-schema-2.1.0.json");
+        let schema_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("resources/sarif-schema-2.1.0.json");
         let schema_text =
             std::fs::read_to_string(&schema_path).unwrap_or_else(|e| panic!("{}: {e}", schema_path.display()));
         let schema: serde_json::Value = serde_json::from_str(&schema_text).expect("schema");

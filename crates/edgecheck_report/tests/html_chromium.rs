@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use edgecheck_checks::diagnose::{Branch, ChainLink, Diagnosis, NodeState, PathNode, TraceTarget, Verdict};
+use edgecheck_checks::diagnose::{Branch, ChainLink, Diagnosis, NodeState, PathNode, Role, TraceTarget, Verdict};
 use edgecheck_checks::{find_check, Summary};
 use edgecheck_core::kind::K;
 use edgecheck_core::{Finding, Layer, ObjectRef, Severity};
@@ -36,7 +36,7 @@ fn finding(code: &str, object: ObjectRef, file: &str, line: u32, message: &str) 
 }
 
 fn node(
-    role: &'static str,
+    role: Role,
     label: &str,
     layer: Layer,
     branch: Branch,
@@ -95,14 +95,14 @@ fn page() -> String {
             ChainLink { object: job, node: 6, state: "failed".into(), finding: Some(1), layer: Layer::Backend },
         ],
         nodes: vec![
-            node("name", "auth.example.com", Layer::Dns, Request, None, Ok, &[]),
-            node("entry", "Gateway gateway/public :443", Layer::Listener, Request, Some(0), Ok, &[]),
-            node("class", "GatewayClass cilium", Layer::Listener, Request, Some(1), Ok, &[]),
-            node("route", "HTTPRoute zitadel/zitadel", Layer::Route, Request, Some(1), Error, &[0]),
-            node("service", "Service zitadel/zitadel", Layer::Backend, Request, Some(3), Missing, &[0]),
-            node("app", "application", Layer::App, Request, Some(4), Unknown, &[]),
-            node("cause", "Job zitadel/zitadel-setup", Layer::Backend, Cause, Some(4), Error, &[1]),
-            node("application", "Application argocd/gateway", Layer::Gitops, Gitops, Some(3), Ok, &[]),
+            node(Role::Name, "auth.example.com", Layer::Dns, Request, None, Ok, &[]),
+            node(Role::Entry, "Gateway gateway/public :443", Layer::Listener, Request, Some(0), Ok, &[]),
+            node(Role::Class, "GatewayClass cilium", Layer::Listener, Request, Some(1), Ok, &[]),
+            node(Role::Route, "HTTPRoute zitadel/zitadel", Layer::Route, Request, Some(1), Error, &[0]),
+            node(Role::Service, "Service zitadel/zitadel", Layer::Backend, Request, Some(3), Missing, &[0]),
+            node(Role::App, "application", Layer::App, Request, Some(4), Unknown, &[]),
+            node(Role::Cause, "Job zitadel/zitadel-setup", Layer::Backend, Cause, Some(4), Error, &[1]),
+            node(Role::Application, "Application argocd/gateway", Layer::Gitops, Gitops, Some(3), Ok, &[]),
         ],
         consequences: vec![0],
         also: vec![],

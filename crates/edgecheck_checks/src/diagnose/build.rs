@@ -3,6 +3,7 @@
 //! workloads → app, with the GitOps (owning Applications) and secret-delivery (Secret ←
 //! ExternalSecret → store) branches beside it.
 
+use super::Role;
 use std::collections::HashMap;
 
 use edgecheck_core::observation::{DnsOutcome, TargetObservation};
@@ -99,7 +100,7 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
-    fn add(&mut self, role: &'static str, layer: Layer, branch: Branch, parent: Option<usize>, what: What) -> usize {
+    fn add(&mut self, role: Role, layer: Layer, branch: Branch, parent: Option<usize>, what: What) -> usize {
         let (label, object, id) = match what {
             What::Text(label) => (label, None, None),
             What::Found(id, label) => {
@@ -129,15 +130,7 @@ impl Builder<'_> {
         self.nodes.len() - 1
     }
 
-    fn target(
-        &mut self,
-        role: &'static str,
-        layer: Layer,
-        branch: Branch,
-        parent: usize,
-        to: &Target,
-        label: &str,
-    ) -> usize {
+    fn target(&mut self, role: Role, layer: Layer, branch: Branch, parent: usize, to: &Target, label: &str) -> usize {
         match to {
             Target::Found(id) => {
                 if let Some(i) = self.ids.iter().position(|x| *x == Some(*id)) {
@@ -188,7 +181,7 @@ pub(super) fn build(
     obs: Option<&TargetObservation>,
 ) -> Path {
     let mut b = Builder { graph, model, nodes: Vec::new(), ids: Vec::new() };
-    let name = b.add("name", Layer::Dns, Branch::Request, None, What::Text(t.host.clone()));
+    let name = b.add(Role::Name, Layer::Dns, Branch::Request, None, What::Text(t.host.clone()));
     if let Some(o) = obs {
         for d in &o.dns {
             let line = match d.outcome {
@@ -214,7 +207,7 @@ pub(super) fn build(
         });
     }
     let Some(claim) = claims.first() else {
-        let app = b.add("app", Layer::App, Branch::Request, Some(name), What::Text("application".into()));
+        let app = b.add(Role::App, Layer::App, Branch::Request, Some(name), What::Text("application".into()));
         app_detail(&mut b, app, obs);
         return Path { nodes: b.nodes, ids: b.ids, passthrough: false, claims: lines, claimed: false };
     };
@@ -222,7 +215,7 @@ pub(super) fn build(
 
     // The address the name should resolve to, then the entry: the class / Gateway and listener
     // that receive the request.
-    let address = b.add("address", Layer::Listener, Branch::Request, Some(name), What::Text(String::new()));
+    let address = b.add(Role::Address, Layer::Listener, Branch::Request, Some(name), What::Text(String::new()));
     let entry = entry(&mut b, claim, t, address);
     let addrs = entry_addresses(graph, cx, claim, b.ids[entry]);
     b.nodes[address].label = if addrs.is_empty() {
@@ -242,7 +235,7 @@ pub(super) fn build(
         tls_node = Some(tls(&mut b, cx, claim, t, entry));
     }
     let route = b.add(
-        "route",
+        Role::Route,
         Layer::Route,
         Branch::Request,
         Some(tls_node.unwrap_or(entry)),
@@ -259,7 +252,7 @@ pub(super) fn build(
         .collect();
     for e in &edges {
         let port = e.port.as_ref().map(|p| format!("port {p}")).unwrap_or_default();
-        let svc = b.target("service", Layer::Backend, Branch::Request, route, &e.to, &port);
+        let svc = b.target(Role::Service, Layer::Backend, Branch::Request, route, &e.to, &port);
         services.push(svc);
         let Target::Found(sid) = e.to else { continue };
         let o = graph.obj(sid);
@@ -268,8 +261,13 @@ pub(super) fn build(
         }
         if let Some(ns) = &o.namespace {
             for &slice in cx.slices.get(&(ns.clone(), o.name.clone())).into_iter().flatten() {
-                let n =
-                    b.add("endpoints", Layer::Backend, Branch::Request, Some(svc), What::Found(slice, String::new()));
+                let n = b.add(
+                    Role::Endpoints,
+                    Layer::Backend,
+                    Branch::Request,
+                    Some(svc),
+                    What::Found(slice, String::new()),
+                );
                 if let Some(es) = graph.view::<views::EndpointSlice>(slice) {
                     let ready = es
                         .endpoints
@@ -281,7 +279,7 @@ pub(super) fn build(
             }
         }
         for w in graph.edges_from_kind(sid, EdgeKind::Selects).filter_map(|e| e.to.found()).collect::<Vec<_>>() {
-            let n = b.add("workload", Layer::Backend, Branch::Request, Some(svc), What::Found(w, String::new()));
+            let n = b.add(Role::Workload, Layer::Backend, Branch::Request, Some(svc), What::Found(w, String::new()));
             if let Some(wv) = graph.view::<views::Workload>(w) {
                 workload_detail(&mut b, n, wv, graph.view::<views::Service>(sid), e.port.as_ref());
             }
@@ -295,7 +293,7 @@ pub(super) fn build(
     let mut app_parent = last;
     if t.tls() && passthrough {
         let n = b.add(
-            "tls",
+            Role::Tls,
             Layer::Tls,
             Branch::Request,
             Some(last),
@@ -303,7 +301,7 @@ pub(super) fn build(
         );
         app_parent = n;
     }
-    let app = b.add("app", Layer::App, Branch::Request, Some(app_parent), What::Text("application".into()));
+    let app = b.add(Role::App, Layer::App, Branch::Request, Some(app_parent), What::Text("application".into()));
     app_detail(&mut b, app, obs);
 
     // Secret delivery to the workloads.
@@ -324,7 +322,7 @@ pub(super) fn build(
                 Some(id) => Target::Found(id),
                 None => Target::Missing(ObjectRef::new(edgecheck_core::kind::K::SECRET, ns.as_deref(), &s)),
             };
-            let n = b.target("secret", Layer::Secrets, Branch::Secrets, w, &to, "");
+            let n = b.target(Role::Secret, Layer::Secrets, Branch::Secrets, w, &to, "");
             producers(&mut b, cx, n, ns.as_deref(), &s, t);
         }
     }
@@ -337,7 +335,7 @@ pub(super) fn build(
         }
         if let Some(app) = cx.owner(graph, id) {
             let exists = b.ids.contains(&Some(app));
-            let n = b.target("application", Layer::Gitops, Branch::Gitops, i, &Target::Found(app), "");
+            let n = b.target(Role::Application, Layer::Gitops, Branch::Gitops, i, &Target::Found(app), "");
             if !exists {
                 application_detail(&mut b, n, app);
             }
@@ -353,7 +351,7 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
             let class = graph.edges_from_kind(claim.route, EdgeKind::IngressClass).next().cloned();
             let n = match &class {
                 Some(e) => {
-                    let n = b.target("entry", Layer::Listener, Branch::Request, name, &e.to, "");
+                    let n = b.target(Role::Entry, Layer::Listener, Branch::Request, name, &e.to, "");
                     b.detail(n, format!("class from {}", e.how));
                     if let Some(cid) = e.to.found() {
                         if let Some(c) = graph.view::<views::IngressClass>(cid) {
@@ -362,13 +360,13 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
                             }
                         }
                         for p in graph.edges_from_kind(cid, EdgeKind::ClassParameters).cloned().collect::<Vec<_>>() {
-                            b.target("parameters", Layer::Listener, Branch::Request, n, &p.to, "");
+                            b.target(Role::Parameters, Layer::Listener, Branch::Request, n, &p.to, "");
                         }
                     }
                     n
                 }
                 None => b.add(
-                    "entry",
+                    Role::Entry,
                     Layer::Listener,
                     Branch::Request,
                     Some(name),
@@ -392,7 +390,7 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
                     ),
                     None => format!("listener `{lname}`"),
                 };
-                let n = b.add("entry", Layer::Listener, Branch::Request, Some(name), What::Found(*owner, label));
+                let n = b.add(Role::Entry, Layer::Listener, Branch::Request, Some(name), What::Found(*owner, label));
                 gateway_detail(b, n, *owner);
                 for (o, other) in claim.listeners.iter().skip(1) {
                     b.detail(n, format!("also attached to {} listener `{other}`", graph.obj(*o).to_ref()));
@@ -402,9 +400,15 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
                 // Not attached on this port: the parents it names, as they are.
                 let parents: Vec<_> = graph.edges_from_kind(claim.route, EdgeKind::ParentRef).cloned().collect();
                 let first =
-                    parents.first().map(|e| b.target("entry", Layer::Listener, Branch::Request, name, &e.to, ""));
+                    parents.first().map(|e| b.target(Role::Entry, Layer::Listener, Branch::Request, name, &e.to, ""));
                 let n = first.unwrap_or_else(|| {
-                    b.add("entry", Layer::Listener, Branch::Request, Some(name), What::Text("no Gateway parent".into()))
+                    b.add(
+                        Role::Entry,
+                        Layer::Listener,
+                        Branch::Request,
+                        Some(name),
+                        What::Text("no Gateway parent".into()),
+                    )
                 });
                 b.detail(n, format!("the route is attached to no listener for port {}", t.port));
                 if let Some(gid) = b.ids[n] {
@@ -421,7 +425,7 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
             } else {
                 format!("Traefik entry points {}", eps.join(", "))
             };
-            b.add("entry", Layer::Listener, Branch::Request, Some(name), What::Text(label))
+            b.add(Role::Entry, Layer::Listener, Branch::Request, Some(name), What::Text(label))
         }
     }
 }
@@ -429,7 +433,7 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
 fn gateway_detail(b: &mut Builder<'_>, n: usize, gid: ObjId) {
     let graph = b.graph;
     if let Some(e) = graph.edges_from_kind(gid, EdgeKind::GatewayClass).next().cloned() {
-        let c = b.target("class", Layer::Listener, Branch::Request, n, &e.to, "");
+        let c = b.target(Role::Class, Layer::Listener, Branch::Request, n, &e.to, "");
         if let Some(cid) = e.to.found() {
             if let Some(gc) = graph.view::<views::GatewayClass>(cid) {
                 let ctrl = gc.spec.controller_name.clone();
@@ -531,9 +535,9 @@ fn tls(b: &mut Builder<'_>, cx: &Context<'_>, claim: &Claim, t: &TraceTarget, en
             RouteKind::Ingress => "controller default certificate (no tls entry for the host)",
             _ => "no certificate configured",
         };
-        return b.add("tls", Layer::Tls, Branch::Request, Some(entry), What::Text(label.into()));
+        return b.add(Role::Tls, Layer::Tls, Branch::Request, Some(entry), What::Text(label.into()));
     };
-    let n = b.target("tls", Layer::Tls, Branch::Request, entry, &e.to, "");
+    let n = b.target(Role::Tls, Layer::Tls, Branch::Request, entry, &e.to, "");
     if let Some(sid) = e.to.found() {
         if let Some(info) = graph.obj(sid).secret.as_deref() {
             if let Some(leaf) = info.leaf() {
@@ -572,13 +576,13 @@ fn producers(b: &mut Builder<'_>, cx: &Context<'_>, secret: usize, ns: Option<&s
         if po.kind.kind != "Certificate" && po.kind.kind != "ExternalSecret" && po.kind.kind != "SealedSecret" {
             continue; // an Ingress or Gateway asking cert-manager's shim: it is on the path already
         }
-        let n = b.target("producer", layer, branch, secret, &Target::Found(p), "");
+        let n = b.target(Role::Producer, layer, branch, secret, &Target::Found(p), "");
         if let Some(h) = b.model.health_of(p) {
             b.detail(n, format!("health {}: {}", h.status.as_str(), h.message));
         }
         for kind in [EdgeKind::Issuer, EdgeKind::SecretStore] {
             for e in graph.edges_from_kind(p, kind).cloned().collect::<Vec<_>>() {
-                let i = b.target("issuer", layer, branch, n, &e.to, "");
+                let i = b.target(Role::Issuer, layer, branch, n, &e.to, "");
                 if let Some(iid) = e.to.found() {
                     if let Some(h) = b.model.health_of(iid) {
                         b.detail(i, format!("health {}: {}", h.status.as_str(), h.message));
@@ -589,7 +593,7 @@ fn producers(b: &mut Builder<'_>, cx: &Context<'_>, secret: usize, ns: Option<&s
         if branch == Branch::Certificate {
             for &c in cx.challenges.get(&t.host).into_iter().flatten() {
                 if graph.obj(c).namespace.as_deref() == Some(ns) {
-                    let cn = b.target("challenge", Layer::Tls, Branch::Certificate, n, &Target::Found(c), "");
+                    let cn = b.target(Role::Challenge, Layer::Tls, Branch::Certificate, n, &Target::Found(c), "");
                     if let Some(ch) = graph.view::<views::AcmeChallenge>(c) {
                         let state = ch.status.state.clone().unwrap_or_else(|| "unknown".into());
                         let reason = ch.status.reason.clone().unwrap_or_default();

@@ -157,12 +157,82 @@ impl NodeState {
     }
 }
 
+/// What a path node stands for. `as_str` is the JSON `role`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Role {
+    /// The host name (the root of the tree).
+    Name,
+    /// The address the name should resolve to.
+    Address,
+    /// The entry: a Gateway listener, an Ingress and its controller, a Traefik entry point.
+    Entry,
+    /// The IngressClass or GatewayClass of the entry.
+    Class,
+    /// The class's parameters (AlbConfig, a GatewayClass parametersRef).
+    Parameters,
+    /// Where TLS is terminated: the certificate Secret.
+    Tls,
+    /// The route that claims the host.
+    Route,
+    /// A backend Service.
+    Service,
+    /// The Service's EndpointSlices.
+    Endpoints,
+    /// The pods' owner.
+    Workload,
+    /// The application behind it all.
+    App,
+    /// What produces a Secret (a Certificate, an ExternalSecret, a SealedSecret).
+    Producer,
+    /// A Certificate's Issuer.
+    Issuer,
+    /// An ACME Challenge.
+    Challenge,
+    /// A Secret a workload reads.
+    Secret,
+    /// The Argo CD Application that owns an object.
+    Application,
+    /// An object off the path whose finding explains a broken node (a failed Job).
+    Cause,
+}
+
+impl Role {
+    /// The JSON spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Name => "name",
+            Role::Address => "address",
+            Role::Entry => "entry",
+            Role::Class => "class",
+            Role::Parameters => "parameters",
+            Role::Tls => "tls",
+            Role::Route => "route",
+            Role::Service => "service",
+            Role::Endpoints => "endpoints",
+            Role::Workload => "workload",
+            Role::App => "app",
+            Role::Producer => "producer",
+            Role::Issuer => "issuer",
+            Role::Challenge => "challenge",
+            Role::Secret => "secret",
+            Role::Application => "application",
+            Role::Cause => "cause",
+        }
+    }
+}
+
+impl std::fmt::Display for Role {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One node of the path graph.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PathNode {
-    /// What it is: `name`, `address`, `entry`, `listener`, `tls`, `route`, `service`, `endpoints`,
-    /// `workload`, `port`, `app`, or the object's kind for side branches.
-    pub role: &'static str,
+    /// What it is on the path.
+    pub role: Role,
     /// One line: `HTTPRoute zitadel/zitadel`, `id.example.com`.
     pub label: String,
     /// The object, when the node is one (present or missing).

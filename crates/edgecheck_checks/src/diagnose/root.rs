@@ -1,6 +1,7 @@
 //! Places findings on the path and concludes: node states, the earliest failing layer, the chain
 //! from the symptom back to the root cause, and what the root cause explains.
 
+use super::Role;
 use std::collections::HashMap;
 
 use edgecheck_core::observation::TargetObservation;
@@ -71,7 +72,7 @@ pub(super) fn conclude(
     on_path.sort_by_key(|&(r, s, ni, fi)| {
         let on_request = nodes[ni].branch == Branch::Request;
         // At one node and layer, what the objects say (why) before what the probe saw (what).
-        let observed = findings[fi].object.kind == "Endpoint";
+        let observed = findings[fi].object.is_endpoint();
         (
             s,
             r,
@@ -139,8 +140,7 @@ pub(super) fn conclude(
     for (ni, n) in nodes.iter().enumerate() {
         for &fi in &n.findings {
             let f = &findings[fi];
-            if f.object.kind == "Endpoint" && fi != first && f.severity <= severity && rank(f.meta.layer) >= rank(layer)
-            {
+            if f.object.is_endpoint() && fi != first && f.severity <= severity && rank(f.meta.layer) >= rank(layer) {
                 seen_outside.push((rank(f.meta.layer), ni, fi));
             }
         }
@@ -459,7 +459,7 @@ fn place(
             // finding about its missing Service); a finding about an object off the path makes
             // that object a cause node.
             // A probe finding is about the endpoint: the objects it names are where it belongs.
-            let on_path = cands.iter().any(|c| c.1) || f.object.kind == "Endpoint";
+            let on_path = cands.iter().any(|c| c.1) || f.object.is_endpoint();
             let pick = cands
                 .iter()
                 .filter(|c| c.1)
@@ -471,7 +471,7 @@ fn place(
                 Some(ni) => {
                     placed.insert(fi, ni);
                 }
-                None if f.object.kind != "Endpoint" && f.severity != Severity::Info => {
+                None if !f.object.is_endpoint() && f.severity != Severity::Info => {
                     deferred.push((fi, cands.iter().find(same_layer).unwrap_or(&cands[0]).0));
                 }
                 None => {}
@@ -493,21 +493,21 @@ fn place(
     if let Some(o) = obs {
         let names = [o.url.as_str(), o.target.as_str()];
         for (fi, f) in findings.iter().enumerate() {
-            if f.object.kind != "Endpoint" || !names.contains(&f.object.name.as_str()) || placed.contains_key(&fi) {
+            if !f.object.is_endpoint() || !names.contains(&f.object.name.as_str()) || placed.contains_key(&fi) {
                 continue;
             }
             let role = match f.meta.layer {
-                Layer::Dns => "name",
-                Layer::Listener => "entry",
-                Layer::Tls => "tls",
-                Layer::Route => "route",
-                Layer::Backend => "service",
-                _ => "app",
+                Layer::Dns => Role::Name,
+                Layer::Listener => Role::Entry,
+                Layer::Tls => Role::Tls,
+                Layer::Route => Role::Route,
+                Layer::Backend => Role::Service,
+                _ => Role::App,
             };
             let ni = nodes
                 .iter()
                 .position(|n| n.branch == Branch::Request && n.role == role)
-                .or_else(|| nodes.iter().position(|n| n.role == "app"))
+                .or_else(|| nodes.iter().position(|n| n.role == Role::App))
                 .unwrap_or(0);
             placed.insert(fi, ni);
         }
@@ -533,7 +533,7 @@ fn cause_node(graph: &Graph, nodes: &mut Vec<PathNode>, anchor: usize, object: &
         None => format!("{} {}", object.kind, object.name),
     };
     nodes.push(PathNode {
-        role: "cause",
+        role: Role::Cause,
         label,
         object: Some(object.clone()),
         file: found.and_then(|o| o.source.file.clone()),
@@ -565,7 +565,7 @@ fn link(n: &PathNode, ni: usize, f: &Finding, fi: usize) -> ChainLink {
     // A probe finding is about the endpoint, unless it names the node's object (a join of what
     // was seen with the object that explains it).
     let endpoint =
-        f.object.kind == "Endpoint" && !n.object.as_ref().is_some_and(|o| f.related.iter().any(|r| key(r) == key(o)));
+        f.object.is_endpoint() && !n.object.as_ref().is_some_and(|o| f.related.iter().any(|r| key(r) == key(o)));
     let object = f
         .related
         .iter()
@@ -578,7 +578,7 @@ fn link(n: &PathNode, ni: usize, f: &Finding, fi: usize) -> ChainLink {
         let m = m.split_once(" in pod ").map_or(m, |(a, _)| a);
         format!("\"{m}\"")
     });
-    let state = if f.object.kind == "Endpoint" {
+    let state = if f.object.is_endpoint() {
         f.message.clone()
     } else if n.state == NodeState::Missing && object.kind != "Event" {
         "missing".to_string()

@@ -2,6 +2,7 @@
 //! route, the entry (Gateway or IngressClass) and its addresses, the TLS Secrets, Services,
 //! EndpointSlices, workloads and owning Applications on the path.
 
+use super::Role;
 use edgecheck_core::observation::TargetObservation;
 use edgecheck_core::{Graph, ObjId};
 
@@ -67,16 +68,16 @@ pub fn serving(graph: &Graph, model: &Model, observations: &[TargetObservation])
         for (n, id) in path.nodes.iter().zip(&path.ids) {
             let Some(id) = *id else { continue };
             match (n.branch, n.role) {
-                (Branch::Request, "entry") => s.entry = Some(id),
-                (Branch::Request, "tls") => s.secrets.push(id),
-                (Branch::Request, "service") => s.services.push(id),
-                (Branch::Request, "endpoints") => s.slices.push(id),
-                (Branch::Request, "workload") => s.workloads.push(id),
+                (Branch::Request, Role::Entry) => s.entry = Some(id),
+                (Branch::Request, Role::Tls) => s.secrets.push(id),
+                (Branch::Request, Role::Service) => s.services.push(id),
+                (Branch::Request, Role::Endpoints) => s.slices.push(id),
+                (Branch::Request, Role::Workload) => s.workloads.push(id),
                 (Branch::Gitops, _) => s.applications.push(id),
                 _ => {}
             }
         }
-        for n in path.nodes.iter().filter(|n| n.branch == Branch::Request && n.role == "address") {
+        for n in path.nodes.iter().filter(|n| n.branch == Branch::Request && n.role == Role::Address) {
             s.addresses.extend(n.detail.iter().filter_map(|d| d.split(" from ").next()).map(str::to_string));
         }
         s.addresses.sort();

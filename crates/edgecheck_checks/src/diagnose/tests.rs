@@ -15,7 +15,7 @@ fn run(yaml: &str, url: &str) -> (Diagnosis, Vec<Finding>) {
 }
 
 fn entry(d: &Diagnosis) -> &PathNode {
-    d.nodes.iter().find(|n| n.role == "entry").expect("entry")
+    d.nodes.iter().find(|n| n.role == Role::Entry).expect("entry")
 }
 
 fn claimed_by(d: &Diagnosis) -> &str {
@@ -63,10 +63,10 @@ fn exact_host_beats_wildcard_and_the_longest_path_wins() {
     let (d, _) = run(INGRESSES, "https://shop.example.com/api/v1/items");
     assert!(claimed_by(&d).contains("Ingress `web/shop`"), "{:?}", d.claims);
     assert!(d.claims.iter().any(|c| c.contains("also claimed by Ingress `web/wildcard`")), "{:?}", d.claims);
-    let svc = d.nodes.iter().find(|n| n.role == "service").expect("service");
+    let svc = d.nodes.iter().find(|n| n.role == Role::Service).expect("service");
     assert_eq!(svc.object.as_ref().map(|o| o.name.as_str()), Some("api"));
     let (d, _) = run(INGRESSES, "https://shop.example.com/apix");
-    let svc = d.nodes.iter().find(|n| n.role == "service").expect("service");
+    let svc = d.nodes.iter().find(|n| n.role == Role::Service).expect("service");
     assert_eq!(svc.object.as_ref().map(|o| o.name.as_str()), Some("front"), "Prefix matches by path element");
     // One label only for an Ingress wildcard.
     let (d, _) = run(INGRESSES, "https://a.b.example.com/");
@@ -93,13 +93,13 @@ spec:
   tls: {secretName: shop-tls}
 "#;
     let (d, _) = run(yaml, "https://shop.example.com/api/x");
-    let svc = d.nodes.iter().find(|n| n.role == "service").expect("service");
+    let svc = d.nodes.iter().find(|n| n.role == Role::Service).expect("service");
     assert_eq!(svc.object.as_ref().map(|o| o.name.as_str()), Some("api"));
     let (d, _) = run(yaml, "https://shop.example.com/cart");
-    let svc = d.nodes.iter().find(|n| n.role == "service").expect("service");
+    let svc = d.nodes.iter().find(|n| n.role == Role::Service).expect("service");
     assert_eq!(svc.object.as_ref().map(|o| o.name.as_str()), Some("front"));
     assert_eq!(entry(&d).label, "Traefik entry points websecure");
-    let tls = d.nodes.iter().find(|n| n.role == "tls").expect("tls");
+    let tls = d.nodes.iter().find(|n| n.role == Role::Tls).expect("tls");
     assert_eq!(tls.object.as_ref().map(|o| o.name.as_str()), Some("shop-tls"));
     let (d, _) = run(yaml, "https://other.example.com/");
     assert_eq!(d.verdict, Verdict::Unclaimed);
@@ -155,7 +155,7 @@ fn gateway_routes_follow_their_attached_listener() {
     assert!(!d.passthrough);
     let entry = entry(&d);
     assert!(entry.label.contains("Gateway edge/edge listener `https` :443 HTTPS"), "{}", entry.label);
-    let tls = d.nodes.iter().find(|n| n.role == "tls").expect("tls");
+    let tls = d.nodes.iter().find(|n| n.role == Role::Tls).expect("tls");
     assert_eq!(tls.object.as_ref().map(|o| o.name.as_str()), Some("wildcard-tls"));
     assert_eq!(tls.layer, Layer::Tls);
 }
@@ -165,7 +165,7 @@ fn passthrough_puts_tls_after_the_backend() {
     let (d, _) = run(GATEWAY, "https://argocd.example.com/");
     assert!(d.passthrough, "{:?}", d.claims);
     assert!(entry(&d).label.contains("listener `passthrough`"), "{}", entry(&d).label);
-    let order: Vec<&str> = d.nodes.iter().filter(|n| n.branch == Branch::Request).map(|n| n.role).collect();
+    let order: Vec<&str> = d.nodes.iter().filter(|n| n.branch == Branch::Request).map(|n| n.role.as_str()).collect();
     let pos = |r: &str| order.iter().position(|x| *x == r).unwrap_or(usize::MAX);
     assert!(pos("service") < pos("tls") && pos("tls") < pos("app"), "{order:?}");
     // No Secret on a passthrough path: the certificate is the backend's.

@@ -30,7 +30,8 @@ impl GatewayListenerInvalid {
         for f in cx.model.gateway.faults(cx.graph) {
             if !(f.cond.listener.is_some()
                 && (f.cond.condition_type == ConditionType::Accepted
-                    || (f.cond.condition_type == ConditionType::ResolvedRefs && f.cond.reason == Reason::InvalidRouteKinds)))
+                    || (f.cond.condition_type == ConditionType::ResolvedRefs
+                        && f.cond.reason == Reason::InvalidRouteKinds)))
             {
                 continue;
             }
@@ -43,7 +44,15 @@ impl GatewayListenerInvalid {
             };
             out.at(cx.graph.obj(f.id), &f.field)
                 .severity(cx.condition_severity(f.cond, self.meta().severity))
-                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .message(format!(
+                    "{}{}: {}={} {}: {}",
+                    cx.graph.obj(f.id).to_ref(),
+                    f.place,
+                    f.cond.condition_type,
+                    f.cond.status_str(),
+                    f.cond.reason,
+                    f.cond.message
+                ))
                 .evidence(format!("expected condition {}", f.cond.describe()))
                 .related_all(f.related)
                 .fix(fix)

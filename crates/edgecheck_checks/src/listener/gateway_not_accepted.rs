@@ -43,13 +43,25 @@ impl GatewayNotAccepted {
 
             let fix = match f.cond.reason {
                 Reason::Pending => "create the GatewayClass named in spec.gatewayClassName, or fix the name",
-                Reason::InvalidParameters => "create the parameters object named in parametersRef, or fix the reference",
-                Reason::UnsupportedAddress => "use address type IPAddress, Hostname or a documented domain-prefixed type",
+                Reason::InvalidParameters => {
+                    "create the parameters object named in parametersRef, or fix the reference"
+                }
+                Reason::UnsupportedAddress => {
+                    "use address type IPAddress, Hostname or a documented domain-prefixed type"
+                }
                 _ => "allow the ListenerSet on its Gateway (spec.allowedListeners.namespaces) or fix spec.parentRef",
             };
             out.at(cx.graph.obj(f.id), &f.field)
                 .severity(cx.condition_severity(f.cond, self.meta().severity))
-                .message(format!("{}{}: {}={} {}: {}", cx.graph.obj(f.id).to_ref(), f.place, f.cond.condition_type, f.cond.status_str(), f.cond.reason, f.cond.message))
+                .message(format!(
+                    "{}{}: {}={} {}: {}",
+                    cx.graph.obj(f.id).to_ref(),
+                    f.place,
+                    f.cond.condition_type,
+                    f.cond.status_str(),
+                    f.cond.reason,
+                    f.cond.message
+                ))
                 .evidence(format!("expected condition {}", f.cond.describe()))
                 .related_all(f.related)
                 .fix(fix)

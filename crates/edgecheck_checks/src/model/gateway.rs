@@ -106,14 +106,7 @@ struct Slot {
 }
 
 fn cond(t: Type, status: bool, reason: Reason, message: impl Into<String>) -> ExpectedCondition {
-    ExpectedCondition {
-        parent: None,
-        listener: None,
-        condition_type: t,
-        status,
-        reason,
-        message: message.into(),
-    }
+    ExpectedCondition { parent: None, listener: None, condition_type: t, status, reason, message: message.into() }
 }
 
 fn lcond(l: &str, t: Type, status: bool, reason: Reason, message: impl Into<String>) -> ExpectedCondition {
@@ -273,10 +266,7 @@ impl GatewayModel {
                             Type::Accepted,
                             false,
                             Reason::ParentNotAccepted,
-                            format!(
-                                "parent Gateway `{}` {NOT_IN_INVENTORY}",
-                                display_ns(pns, &s.spec.parent_ref.name)
-                            ),
+                            format!("parent Gateway `{}` {NOT_IN_INVENTORY}", display_ns(pns, &s.spec.parent_ref.name)),
                         ));
                     }
                 }
@@ -343,7 +333,10 @@ impl GatewayModel {
                     if let Some(first) = seen.insert(l.name.as_str(), i) {
                         invalid.insert(
                             (*owner, i),
-                            (Reason::Invalid, format!("listener name `{}` is used twice (also listener {first})", l.name)),
+                            (
+                                Reason::Invalid,
+                                format!("listener name `{}` is used twice (also listener {first})", l.name),
+                            ),
                         );
                     }
                     all.push(Slot {
@@ -493,7 +486,9 @@ impl GatewayModel {
                     ));
                 }
                 match &resolved {
-                    Ok(()) => v.push(lcond(&l.name, Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved")),
+                    Ok(()) => {
+                        v.push(lcond(&l.name, Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved"))
+                    }
                     Err((r, m)) => v.push(lcond(&l.name, Type::ResolvedRefs, false, *r, m.clone())),
                 }
                 match c {
@@ -552,7 +547,12 @@ impl GatewayModel {
                 gv.push(cond(Type::Accepted, false, Reason::InvalidParameters, m));
                 gv.push(cond(Type::Programmed, false, Reason::Invalid, "not accepted"));
             } else if let Some(t) = addr {
-                gv.push(cond(Type::Accepted, false, Reason::UnsupportedAddress, format!("address type `{t}` is not supported")));
+                gv.push(cond(
+                    Type::Accepted,
+                    false,
+                    Reason::UnsupportedAddress,
+                    format!("address type `{t}` is not supported"),
+                ));
                 gv.push(cond(Type::Programmed, false, Reason::Invalid, "not accepted"));
             } else if !own.is_empty() && invalid_count == own.len() {
                 gv.push(cond(Type::Accepted, false, Reason::ListenersNotValid, "no listener is valid"));
@@ -817,18 +817,12 @@ fn infra_params_missing(graph: &Graph, go: &edgecheck_core::Object, gw: &views::
     };
     let name = p.get("name").and_then(|x| x.as_str()).unwrap_or("");
     let ns = go.namespace.as_deref();
-    (graph.find_kind(&kind, ns, name).is_none() && kind_known(graph, &kind)).then(|| {
-        format!("infrastructure.parametersRef {} `{}` {NOT_IN_INVENTORY}", kind.kind, display_ns(ns, name))
-    })
+    (graph.find_kind(&kind, ns, name).is_none() && kind_known(graph, &kind))
+        .then(|| format!("infrastructure.parametersRef {} `{}` {NOT_IN_INVENTORY}", kind.kind, display_ns(ns, name)))
 }
 
 /// Listener `ResolvedRefs` from its certificateRefs.
-fn cert_refs(
-    graph: &Graph,
-    owner: &edgecheck_core::Object,
-    ns: &str,
-    l: &Listener,
-) -> Result<(), (Reason, String)> {
+fn cert_refs(graph: &Graph, owner: &edgecheck_core::Object, ns: &str, l: &Listener) -> Result<(), (Reason, String)> {
     let Some(tls) = &l.tls else { return Ok(()) };
     if tls_mode(l) == "Passthrough" {
         return Ok(());
@@ -1016,7 +1010,9 @@ impl GatewayModel {
             if let Some(r) = graph.view::<views::Route>(id) {
                 if let Some(i) = r.spec.parent_refs.iter().position(|x| parent_key(x) == *p) {
                     field = format!("spec.parentRefs[{i}]");
-                    if let Some(e) = graph.edges_from_kind(id, edgecheck_core::EdgeKind::ParentRef).find(|e| e.field == field) {
+                    if let Some(e) =
+                        graph.edges_from_kind(id, edgecheck_core::EdgeKind::ParentRef).find(|e| e.field == field)
+                    {
                         related.push(target(e));
                     }
                 }
@@ -1024,7 +1020,9 @@ impl GatewayModel {
             if c.condition_type == Type::ResolvedRefs {
                 if let Some(fld) = self.ref_fields.get(&id) {
                     field.clone_from(fld);
-                    if let Some(e) = graph.edges_from_kind(id, edgecheck_core::EdgeKind::Backend).find(|e| &e.field == fld) {
+                    if let Some(e) =
+                        graph.edges_from_kind(id, edgecheck_core::EdgeKind::Backend).find(|e| &e.field == fld)
+                    {
                         related.push(target(e));
                     }
                 }

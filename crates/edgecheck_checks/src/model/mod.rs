@@ -2,9 +2,9 @@
 //! manifests alone), and health as Argo CD gives it. Computed once per run; checks read it through
 //! `CheckContext::model`, and the JSON `objects[]` list is rendered from it.
 
+pub mod condition;
 pub mod gateway;
 pub mod gateway_live;
-pub mod condition;
 pub mod health;
 
 use edgecheck_core::{Graph, Layer, ObjId};

@@ -143,8 +143,11 @@ pub(crate) struct StaleStatus {
     pub generation: i64,
     /// Each stale generation: where (a field path, then the listener or parent and the condition type in
     /// words) and the generation it describes; the status's own first.
-    pub observed: Vec<(String, String, i64)>,
+    pub observed: Vec<Observed>,
 }
+
+/// A field path, the listener or parent and condition type in words, and the generation it describes.
+pub(crate) type Observed = (String, String, i64);
 
 /// A live condition that disagrees with the one the manifests predict: same object, type and listener or
 /// parent, another status.
@@ -226,10 +229,10 @@ impl LiveStatus {
     }
 }
 
-fn stale(obj: &Object, conds: &[LiveCondition]) -> Option<(i64, Vec<(String, String, i64)>)> {
+fn stale(obj: &Object, conds: &[LiveCondition]) -> Option<(i64, Vec<Observed>)> {
     let generation = obj.value.pointer("/metadata/generation").and_then(Value::as_i64)?;
     let top = obj.value.pointer("/status/observedGeneration").and_then(Value::as_i64);
-    let observed: Vec<(String, String, i64)> = top
+    let observed: Vec<Observed> = top
         .map(|g| ("status.observedGeneration".to_string(), String::new(), g))
         .into_iter()
         .chain(conds.iter().filter_map(|c| {

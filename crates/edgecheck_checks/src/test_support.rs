@@ -5,7 +5,8 @@
 //! Fixture header lines:
 //! - `# expect: CODE line N` (optionally `severity S`), one per expected finding; or `# expect: none`.
 //! - `# pki: NAME [options]` defines a certificate without placing it (a CA not in any Secret).
-//! - `# options: complete` treats the fixture as a full cluster dump; `cni=flannel`, `api-versions=a,b`.
+//! - `# options: complete` treats the fixture as a full cluster dump; `cni=flannel`, `api-versions=a,b`,
+//!   `namespace=ns`, `expiry-warning-days=N`.
 //! - `# repo: URL dirs=a,b` makes the fixture a git checkout; `# repo-path: FILE` places the documents
 //!   after it in that file of the checkout (see `apply_repo_header`).
 //!
@@ -105,6 +106,9 @@ fn options_from_header(text: &str) -> Options {
                 Some(("cni", v)) => o.cni = Some(v.to_string()),
                 Some(("api-versions", v)) => o.api_versions = v.split(',').map(str::to_string).collect(),
                 Some(("namespace", v)) => o.default_namespace = v.to_string(),
+                Some(("expiry-warning-days", v)) => {
+                    o.expiry_warning_days = v.parse().unwrap_or_else(|_| panic!("bad expiry-warning-days `{v}`"));
+                }
                 _ => panic!("unknown fixture option `{w}`"),
             }
         }

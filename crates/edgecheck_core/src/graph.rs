@@ -684,17 +684,14 @@ impl Graph {
             .each_in::<views::Ingress>(views)
             .into_iter()
             .map(|(id, o, i)| {
-                (id, o.namespace.clone(), o.annotation("kubernetes.io/ingress.class").map(str::to_string), i)
+                let (class, field, how) = match crate::ingress::class_name(o, i) {
+                    Some(c) => (Some(c.name.to_string()), c.field, c.how),
+                    None => (default_class.clone(), "spec", "default"),
+                };
+                (id, o.namespace.clone(), i, class, field, how)
             })
             .collect();
-        for (id, ns, ann, ing) in ings {
-            let (class, field, how) = match (&ing.spec.ingress_class_name, &ann) {
-                (Some(c), _) => (Some(c.clone()), "spec.ingressClassName", "ingressClassName"),
-                (None, Some(a)) => {
-                    (Some(a.clone()), "metadata.annotations[\"kubernetes.io/ingress.class\"]", "annotation")
-                }
-                (None, None) => (default_class.clone(), "spec", "default"),
-            };
+        for (id, ns, ing, class, field, how) in ings {
             if let Some(c) = class {
                 let e = self.push(id, EdgeKind::IngressClass, (K::INGRESS_CLASS, None, &c), field.into());
                 self.edges[e].how = how;

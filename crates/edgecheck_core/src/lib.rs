@@ -9,6 +9,7 @@ pub mod check;
 pub mod finding;
 pub mod graph;
 pub mod hostname;
+pub mod ingress;
 pub mod inventory;
 pub mod kind;
 pub mod layer;

@@ -371,6 +371,14 @@ impl HttpObservation {
     pub fn header(&self, name: &str) -> Option<&str> {
         self.headers.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)).map(|(_, v)| v.as_str())
     }
+
+    /// Envoy's answer when no route matches: `404` with `server: envoy` and an empty body (Envoy Gateway,
+    /// Istio, Contour, Cilium's Envoy). An application behind Envoy answers 404 with a body of its own.
+    pub fn envoy_no_route(&self) -> bool {
+        self.status == Some(404)
+            && self.header("server").is_some_and(|v| v.eq_ignore_ascii_case("envoy"))
+            && self.body_len == 0
+    }
 }
 
 /// One gRPC call.

@@ -1,8 +1,8 @@
 use std::collections::BTreeMap;
 
 use edgecheck_core::kind::K;
-use edgecheck_core::views::{Event, IngressClass, Service, Workload};
-use edgecheck_core::{EdgeKind, Findings, Graph, Layer, ObjId, Severity, Target};
+use edgecheck_core::views::{Event, Service, Workload};
+use edgecheck_core::{EdgeKind, Findings, Layer, ObjId, Severity, Target};
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -58,7 +58,11 @@ impl AlbBackendClusterIp {
         }
         let flannel = flannel_evidence(cx);
         for (iid, ing, _) in g.each::<edgecheck_core::views::Ingress>() {
-            let Some(class) = alb_class(g, iid) else { continue };
+            let Some(class) =
+                g.ingress_owner(iid).filter(|o| o.is(edgecheck_core::ingress::ACK_ALB)).map(|o| o.evidence)
+            else {
+                continue;
+            };
             let Some(flannel) = &flannel else { continue };
             let mut seen = Vec::new();
             for e in g.edges_from_kind(iid, EdgeKind::Backend) {
@@ -117,18 +121,6 @@ impl AlbBackendClusterIp {
                 .emit();
             }
         }
-    }
-}
-
-/// Why the Ingress is an ACK ALB Ingress, when it is.
-fn alb_class(g: &Graph, ing: ObjId) -> Option<String> {
-    let e = g.edges_from_kind(ing, EdgeKind::IngressClass).next()?;
-    match &e.to {
-        Target::Found(c) => {
-            let ctl = g.view::<IngressClass>(*c)?.spec.controller.clone()?;
-            (ctl == "ingress.k8s.alibabacloud/alb").then(|| format!("{} controller: {ctl}", g.obj(*c).to_ref()))
-        }
-        Target::Missing(r) => (r.name == "alb").then(|| format!("ingress class: {}", r.name)),
     }
 }
 

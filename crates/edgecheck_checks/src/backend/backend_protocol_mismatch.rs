@@ -181,7 +181,7 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
             x.field = e.field.clone();
             return Some(x);
         }
-        if is_traefik_ingress(g, e.from) {
+        if g.ingress_owner(e.from).is_some_and(|o| o.is(edgecheck_core::ingress::TRAEFIK)) {
             return Some(traefik_default(e, sp, "Traefik Ingress, no service.serversscheme annotation on the Service"));
         }
         return None;
@@ -277,18 +277,6 @@ fn traefik_default(e: &Edge, sp: &ServicePort, what: &str) -> Expect {
         field: e.field.clone(),
         from_443: false,
     }
-}
-
-/// Whether the Ingress belongs to Traefik (IngressClass controller `traefik.io/ingress-controller`,
-/// or class `traefik` when the IngressClass is not in the inputs).
-fn is_traefik_ingress(g: &Graph, ing: edgecheck_core::ObjId) -> bool {
-    g.edges_from_kind(ing, edgecheck_core::EdgeKind::IngressClass).next().is_some_and(|e| match &e.to {
-        Target::Found(c) => g
-            .view::<edgecheck_core::views::IngressClass>(*c)
-            .and_then(|c| c.spec.controller.as_deref())
-            .is_some_and(|ctl| ctl == "traefik.io/ingress-controller"),
-        Target::Missing(r) => r.name == "traefik",
-    })
 }
 
 /// An Istio DestinationRule whose `spec.host` is the Service (short or cluster-local name) and

@@ -77,9 +77,8 @@ impl<'g> Context<'g> {
         for (id, o, a) in graph.each::<views::Application>() {
             apps.insert(o.name.clone(), id);
             for r in &a.status.resources {
-                app_resources
-                    .entry((r.kind.clone(), r.namespace.clone().filter(|n| !n.is_empty()), r.name.clone()))
-                    .or_insert(id);
+                let r = r.object_ref(o.namespace.as_deref());
+                app_resources.entry((r.kind, r.namespace, r.name)).or_insert(id);
             }
         }
         let lb_services = graph

@@ -1,6 +1,6 @@
 use edgecheck_core::kind::K;
 use edgecheck_core::views::Application;
-use edgecheck_core::{Findings, Layer, ObjectRef, Severity};
+use edgecheck_core::{Findings, Layer, Severity};
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -67,20 +67,10 @@ impl ApplicationDegraded {
                     line.push_str(&format!(": {m}"));
                 }
                 f = f.evidence(line);
-                let rref = ObjectRef {
-                    api_version: r
-                        .group
-                        .as_ref()
-                        .filter(|g| !g.is_empty())
-                        .map_or_else(|| r.version.clone(), |g| r.version.as_ref().map(|v| format!("{g}/{v}"))),
-                    kind: r.kind.clone(),
-                    namespace: r.namespace.clone(),
-                    name: r.name.clone(),
-                };
+                let rref = r.object_ref(obj.namespace.as_deref());
                 // A child Application: follow it one level.
-                if r.kind == "Application" && r.group.as_deref().is_none_or(|g| g == "argoproj.io") {
-                    let ns = r.namespace.as_deref().or(obj.namespace.as_deref());
-                    if let Some(cid) = cx.graph.find(K::APPLICATION, ns, &r.name) {
+                if r.is_application() {
+                    if let Some(cid) = cx.graph.find(K::APPLICATION, rref.namespace.as_deref(), &r.name) {
                         let co = cx.graph.obj(cid);
                         f = f.related(co.to_ref());
                         if let Some(child) = cx.graph.view::<Application>(cid) {

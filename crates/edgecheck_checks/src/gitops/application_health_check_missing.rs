@@ -59,9 +59,9 @@ impl ApplicationHealthCheckMissing {
                 .filter_map(|e| e.to.found())
                 .filter(|c| g.obj(*c).is(K::APPLICATION))
                 .collect();
-            for r in app.status.resources.iter().filter(|r| r.kind == "Application") {
-                let ns = r.namespace.as_deref().or(parent.namespace.as_deref());
-                if let Some(c) = g.find(K::APPLICATION, ns, &r.name) {
+            for r in app.status.resources.iter().filter(|r| r.is_application()) {
+                let child = r.object_ref(parent.namespace.as_deref());
+                if let Some(c) = g.find(K::APPLICATION, child.namespace.as_deref(), &r.name) {
                     children.insert(c);
                 }
             }

@@ -38,8 +38,7 @@ impl EndpointAppNotFound {
             let Some(h) = o.http.last().filter(|h| h.outcome == HttpOutcome::Response && h.status == Some(404)) else {
                 continue;
             };
-            let envoy_empty = h.header("server").is_some_and(|v| v.eq_ignore_ascii_case("envoy")) && h.body_len == 0;
-            if identify(h).is_some() || envoy_empty {
+            if identify(h).is_some() || h.envoy_no_route() {
                 continue;
             }
             let Some(route) = s.route else { continue };

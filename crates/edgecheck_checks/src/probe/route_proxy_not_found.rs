@@ -40,10 +40,9 @@ impl RouteProxyNotFound {
             let Some(h) = o.http.last().filter(|h| h.outcome == HttpOutcome::Response && h.status == Some(404)) else {
                 continue;
             };
-            let envoy = h.header("server").is_some_and(|v| v.eq_ignore_ascii_case("envoy")) && h.body_len == 0;
             let proxy = identify(h)
                 .map(|(w, _)| w.to_string())
-                .or_else(|| envoy.then(|| "Envoy's empty 404: no route matched".to_string()));
+                .or_else(|| h.envoy_no_route().then(|| "Envoy's empty 404: no route matched".to_string()));
             let Some(what) = proxy else { continue };
             let Some(route) = s.route else { continue };
             let r = cx.graph.obj(route);

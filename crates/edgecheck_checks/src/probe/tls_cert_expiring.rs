@@ -6,7 +6,8 @@ use crate::framework::{declare_check, CheckContext};
 
 declare_check! {
     /// ## What it checks
-    /// A served certificate that verifies today but expires in less than 14 days.
+    /// A served certificate that verifies today but expires within the warning window
+    /// (`expiry-warning-days`, 14 days by default: the same window as TLS005 for the Secret's certificate).
     ///
     /// ## Why it matters
     /// cert-manager renews 30 days before expiry by default (Let's Encrypt: at two thirds of the
@@ -33,12 +34,13 @@ impl TlsCertExpiring {
                 continue;
             };
             let days = (c.not_after - cx.now) / 86_400;
-            if days >= 14 {
+            if c.not_after - cx.now >= cx.options.expiry_warning_days.max(0) * 86_400 {
                 continue;
             }
             report(out, o)
                 .message(format!("the certificate expires in {days} days"))
                 .evidence(format!("{} expires on {} ({days} days)", c.subject, date(c.not_after)))
+                .evidence(format!("warning window: {} days", cx.options.expiry_warning_days))
                 .fix("check why renewal fails (cert-manager Certificate status, ACME challenge) and renew")
                 .emit();
         }

@@ -2,23 +2,18 @@
 
 use edgecheck_core::graph::{EdgeKind, ObjId, Target};
 use edgecheck_core::kind::K;
-use edgecheck_core::views::{Ingress, IngressClass};
+use edgecheck_core::views::Ingress;
 use edgecheck_core::{Graph, Object};
 
-/// The controller string of the ACK ALB Ingress controller.
-pub(crate) const ACK_ALB_CONTROLLER: &str = "ingress.k8s.alibabacloud/alb";
 /// The annotation binding an Ingress's rules to ALB listeners.
 pub(crate) const LISTEN_PORTS: &str = "alb.ingress.kubernetes.io/listen-ports";
 /// The annotation redirecting HTTP to HTTPS.
 pub(crate) const SSL_REDIRECT: &str = "alb.ingress.kubernetes.io/ssl-redirect";
 
-/// The IngressClass of an Ingress when it is in the inputs and belongs to the ACK ALB controller.
+/// The IngressClass of an Ingress when it is in the inputs and belongs to the ACK ALB controller
+/// ([`Graph::ingress_owner`]).
 pub(crate) fn ack_class(graph: &Graph, ingress: ObjId) -> Option<ObjId> {
-    graph.edges_from_kind(ingress, EdgeKind::IngressClass).find_map(|e| {
-        let id = e.to.found()?;
-        let c = graph.view::<IngressClass>(id)?;
-        (c.spec.controller.as_deref().map(str::trim) == Some(ACK_ALB_CONTROLLER)).then_some(id)
-    })
+    graph.ingress_owner(ingress).filter(|o| o.is(edgecheck_core::ingress::ACK_ALB))?.class
 }
 
 /// The AlbConfig an IngressClass's parameters name: `Some(Ok(id))` found, `Some(Err(()))` missing.

@@ -1,29 +1,12 @@
+use edgecheck_core::ingress::{ACK_ALB, AWS_ALB, KNOWN_CONTROLLERS};
 use edgecheck_core::views::IngressClass;
 use edgecheck_core::{Findings, Layer, Severity};
 
 use crate::framework::{declare_check, CheckContext};
 
 /// Parameter kinds that belong to exactly one controller: `(apiGroup, kind, controller)`.
-const PARAMETER_OWNERS: &[(&str, &str, &str)] = &[
-    ("alibabacloud.com", "AlbConfig", "ingress.k8s.alibabacloud/alb"),
-    ("elbv2.k8s.aws", "IngressClassParams", "ingress.k8s.aws/alb"),
-];
-
-/// Controller strings as their controllers compare them (exactly).
-const KNOWN_CONTROLLERS: &[&str] = &[
-    "k8s.io/ingress-nginx",
-    "nginx.org/ingress-controller",
-    "traefik.io/ingress-controller",
-    "ingress.k8s.alibabacloud/alb",
-    "ingress.k8s.aws/alb",
-    "haproxy.org/ingress-controller",
-    "haproxy-ingress.github.io/controller",
-    "projectcontour.io/ingress-controller",
-    "ingress-controllers.konghq.com/kong",
-    "istio.io/ingress-controller",
-    "cilium.io/ingress-controller",
-    "apisix.apache.org/apisix-ingress-controller",
-];
+const PARAMETER_OWNERS: &[(&str, &str, &str)] =
+    &[("alibabacloud.com", "AlbConfig", ACK_ALB), ("elbv2.k8s.aws", "IngressClassParams", AWS_ALB)];
 
 declare_check! {
     /// ## What it checks

@@ -47,8 +47,7 @@ impl IngressClassDefaultMissing {
         let classes: Vec<String> =
             cx.graph.ids(K::INGRESS_CLASS).iter().map(|id| cx.graph.obj(*id).name.clone()).collect();
         for (id, o, ing) in cx.graph.each::<Ingress>() {
-            if ing.spec.ingress_class_name.is_some()
-                || o.annotation("kubernetes.io/ingress.class").is_some()
+            if edgecheck_core::ingress::class_name(o, ing).is_some()
                 || cx.graph.edges_from_kind(id, EdgeKind::IngressClass).next().is_some()
             {
                 continue;

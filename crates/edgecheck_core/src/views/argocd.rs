@@ -174,3 +174,25 @@ pub struct AppResourceStatus {
     /// Health, when Argo CD assesses the kind.
     pub health: Option<AppHealth>,
 }
+
+impl AppResourceStatus {
+    /// The object this entry of `status.resources` names. Argo CD leaves the namespace empty for
+    /// cluster-scoped objects; a child Application without one lives in its parent's namespace.
+    pub fn object_ref(&self, app_namespace: Option<&str>) -> crate::ObjectRef {
+        let group = self.group.as_deref().filter(|g| !g.is_empty());
+        let api_version = match (group, &self.version) {
+            (Some(g), Some(v)) => Some(format!("{g}/{v}")),
+            (Some(_), None) => None,
+            (None, v) => v.clone(),
+        };
+        let namespace = self.namespace.clone().filter(|n| !n.is_empty());
+        let namespace =
+            if namespace.is_none() && self.is_application() { app_namespace.map(str::to_string) } else { namespace };
+        crate::ObjectRef { api_version, kind: self.kind.clone(), namespace, name: self.name.clone() }
+    }
+
+    /// Whether the entry is a child Argo CD Application (app-of-apps).
+    pub fn is_application(&self) -> bool {
+        self.kind == "Application" && self.group.as_deref().is_none_or(|g| g.is_empty() || g == "argoproj.io")
+    }
+}

@@ -3,6 +3,7 @@
 use edgecheck_core::{Finding, Findings, Graph, Object, ObjectRef, Options};
 use rayon::prelude::*;
 
+use crate::diagnose::{Diagnose, Diagnosis, PathIndex};
 use crate::framework::CheckContext;
 use crate::model::Model;
 use crate::registry::all_checks;
@@ -31,9 +32,13 @@ pub struct Analysis {
     pub suppressed: usize,
     /// The status model.
     pub model: Model,
+    /// The diagnoses asked for, in order (`Diagnose::Hosts`: broken first).
+    pub diagnoses: Vec<Diagnosis>,
 }
 
-/// Runs the selected checks over the graph.
+/// The engine: the status model, the selected checks, suppression and ordering, then the diagnoses asked
+/// for. Who claims which host is indexed once here, for the checks that join a probe with the objects and
+/// for the diagnosis.
 pub fn analyze(
     graph: &Graph,
     options: &Options,
@@ -41,9 +46,12 @@ pub fn analyze(
     selection: &Selection,
     suppressions: &[Suppression],
     observations: &[edgecheck_core::observation::TargetObservation],
+    diagnose: Diagnose<'_>,
 ) -> Analysis {
     let model = Model::compute(graph, now);
-    let cx = CheckContext { graph, model: &model, now, options, observations };
+    let paths = PathIndex::build(graph, &model);
+    let serving = crate::diagnose::serving(graph, &model, &paths, observations);
+    let cx = CheckContext { graph, model: &model, now, options, observations, serving: &serving };
     let mut findings: Vec<Finding> = all_checks()
         .par_iter()
         .filter(|c| selection.enabled(c.meta()))
@@ -60,7 +68,13 @@ pub fn analyze(
     findings.dedup_by(|a, b| {
         a.meta.code == b.meta.code && a.object == b.object && a.line == b.line && a.message == b.message
     });
-    Analysis { findings, suppressed, model }
+    let diagnoses = match diagnose {
+        Diagnose::Nothing => Vec::new(),
+        Diagnose::Hosts => crate::diagnose::diagnose_all(graph, &model, &paths, &findings),
+        Diagnose::Targets(t) => crate::diagnose::diagnose(graph, &model, &paths, &findings, observations, t),
+    };
+    drop(paths);
+    Analysis { findings, suppressed, model, diagnoses }
 }
 
 fn suppressed(graph: &Graph, f: &Finding, suppressions: &[Suppression]) -> bool {

@@ -25,6 +25,8 @@ pub struct CheckContext<'a> {
     pub options: &'a Options,
     /// Live observations of endpoints (`edgecheck probe`); empty for lint.
     pub observations: &'a [edgecheck_core::observation::TargetObservation],
+    /// For each observation whose host the inventory claims, what serves it (computed once per run).
+    pub serving: &'a [crate::diagnose::Serving],
 }
 
 impl CheckContext<'_> {

@@ -133,7 +133,9 @@ pub fn run_check_with(
     observations: &[edgecheck_core::observation::TargetObservation],
 ) -> Vec<Finding> {
     let model = Model::compute(graph, NOW);
-    let cx = CheckContext { graph, model: &model, now: NOW, options, observations };
+    let paths = crate::diagnose::PathIndex::build(graph, &model);
+    let serving = crate::diagnose::serving(graph, &model, &paths, observations);
+    let cx = CheckContext { graph, model: &model, now: NOW, options, observations, serving: &serving };
     let mut out = Vec::new();
     check.run(&cx, &mut Findings::new(check.meta(), &mut out));
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));

@@ -26,7 +26,15 @@ fn dump_objects() -> Vec<Value> {
 /// (code, severity, object, message) of every finding, sorted: what must agree between scan and lint
 /// (files and lines differ by nature).
 fn findings(graph: &Graph, options: &Options) -> Vec<String> {
-    let a = edgecheck_checks::analyze(graph, options, NOW, &Selection::default(), &[], &[]);
+    let a = edgecheck_checks::analyze(
+        graph,
+        options,
+        NOW,
+        &Selection::default(),
+        &[],
+        &[],
+        edgecheck_checks::diagnose::Diagnose::Hosts,
+    );
     let mut out: Vec<String> = a
         .findings
         .iter()
@@ -245,7 +253,15 @@ fn ten_thousand_objects() {
     let (api_time, load_time) = (s.api_time, s.load_time);
     let options = Options { complete: Some(true), ..Options::default() };
     let graph = Graph::build(s.inventory, &options);
-    let a = edgecheck_checks::analyze(&graph, &options, NOW, &Selection::default(), &[], &[]);
+    let a = edgecheck_checks::analyze(
+        &graph,
+        &options,
+        NOW,
+        &Selection::default(),
+        &[],
+        &[],
+        edgecheck_checks::diagnose::Diagnose::Hosts,
+    );
     println!(
         "10,001 objects: scan {t_scan:?} (API {:?}, loading {:?}), graph + checks {:?}; outside API calls {:?}; {} findings, {} requests",
         api_time,

@@ -35,10 +35,11 @@ impl Traced {
 fn trace(yaml: &str, url: &str, obs: Vec<TargetObservation>) -> Traced {
     let options = Options::default();
     let graph = Graph::build(edgecheck_load::load_text("objects.yaml", yaml), &options);
-    let a = edgecheck_checks::analyze(&graph, &options, time_now(), &edgecheck_checks::Selection::default(), &[], &obs);
-    let t = TraceTarget::parse(url).unwrap();
-    let d = diagnose::diagnose(&graph, &a.model, &a.findings, &obs, &[t]).remove(0);
-    Traced { d, findings: a.findings }
+    let t = [TraceTarget::parse(url).unwrap()];
+    let selection = edgecheck_checks::Selection::default();
+    let mut a =
+        edgecheck_checks::analyze(&graph, &options, time_now(), &selection, &[], &obs, diagnose::Diagnose::Targets(&t));
+    Traced { d: a.diagnoses.remove(0), findings: a.findings }
 }
 
 fn b64(s: &str) -> String {

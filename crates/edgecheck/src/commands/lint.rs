@@ -124,7 +124,15 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
     let graph = Graph::build(inventory, &options);
     let t_graph = t0.elapsed();
     let m_graph = if timings { peak_rss() } else { String::new() };
-    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &[]);
+    let analysis = edgecheck_checks::analyze(
+        &graph,
+        &options,
+        s.now,
+        &s.selection,
+        &s.suppressions,
+        &[],
+        edgecheck_checks::diagnose::Diagnose::Hosts,
+    );
     let t_checks = t0.elapsed();
     let m_checks = if timings { peak_rss() } else { String::new() };
     let code = emit(&graph, &analysis, &s);
@@ -168,18 +176,13 @@ pub fn emit_with(
     summary.targets = targets.unwrap_or(0);
     let by_target = targets.is_some();
     let objects = analysis.object_entries(graph);
-    let diagnoses = if by_target {
-        Vec::new()
-    } else {
-        edgecheck_checks::diagnose::diagnose_all(graph, &analysis.model, &analysis.findings)
-    };
     let report = Report {
         findings: &analysis.findings,
         objects: &objects,
         summary: &summary,
         version: env!("CARGO_PKG_VERSION"),
         group_by_object: by_target,
-        diagnoses: &diagnoses,
+        diagnoses: &analysis.diagnoses,
         trace: false,
     };
     super::write_report(&report, s.format, s.color)?;

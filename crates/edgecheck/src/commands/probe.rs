@@ -17,7 +17,15 @@ pub fn run(args: &ProbeArgs) -> anyhow::Result<u8> {
     let observations = probe(&args.targets, &args.probe, s.now)?;
     let options = Options::default();
     let graph = Graph::build(Inventory::default(), &options);
-    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &observations);
+    let analysis = edgecheck_checks::analyze(
+        &graph,
+        &options,
+        s.now,
+        &s.selection,
+        &s.suppressions,
+        &observations,
+        edgecheck_checks::diagnose::Diagnose::Nothing,
+    );
     super::lint::emit_with(&graph, &analysis, &s, Some(observations.len()))
 }
 

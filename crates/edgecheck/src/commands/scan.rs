@@ -27,7 +27,15 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
             return Ok(2);
         }
     };
-    let analysis = edgecheck_checks::analyze(&graph.0, &graph.1, s.now, &s.selection, &s.suppressions, &[]);
+    let analysis = edgecheck_checks::analyze(
+        &graph.0,
+        &graph.1,
+        s.now,
+        &s.selection,
+        &s.suppressions,
+        &[],
+        edgecheck_checks::diagnose::Diagnose::Hosts,
+    );
     emit(&graph.0, &analysis, &s)
 }
 

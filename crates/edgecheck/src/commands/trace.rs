@@ -82,9 +82,17 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
         super::probe::probe(std::slice::from_ref(&args.url), &args.probe, s.now)?
     };
 
-    let analysis = edgecheck_checks::analyze(&graph, &options, s.now, &s.selection, &s.suppressions, &observations);
-    let diagnoses =
-        diagnose::diagnose(&graph, &analysis.model, &analysis.findings, &observations, std::slice::from_ref(&target));
+    let targets = std::slice::from_ref(&target);
+    let analysis = edgecheck_checks::analyze(
+        &graph,
+        &options,
+        s.now,
+        &s.selection,
+        &s.suppressions,
+        &observations,
+        diagnose::Diagnose::Targets(targets),
+    );
+    let diagnoses = &analysis.diagnoses;
     let mut summary = analysis.summary(&graph);
     summary.targets = observations.len();
     let objects = analysis.object_entries(&graph);
@@ -94,7 +102,7 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
         summary: &summary,
         version: env!("CARGO_PKG_VERSION"),
         group_by_object: false,
-        diagnoses: &diagnoses,
+        diagnoses,
         trace: true,
     };
     super::write_stdout(&edgecheck_report::render(&report, s.format, s.color))?;

@@ -24,13 +24,14 @@ pub(super) struct Path {
     pub claimed: bool,
 }
 
-/// Indexes built once per run.
-pub(super) struct Context<'g> {
-    pub claims: ClaimIndex<'g>,
+/// What the request paths of every host are built from, indexed once per run: who claims which host,
+/// EndpointSlices by Service, Challenges by name, Applications and what they own, LoadBalancer Services.
+pub struct PathIndex<'g> {
+    pub(crate) claims: ClaimIndex<'g>,
     /// EndpointSlices by (namespace, Service name).
-    pub slices: HashMap<(String, String), Vec<ObjId>>,
+    pub(crate) slices: HashMap<(String, String), Vec<ObjId>>,
     /// ACME Challenges by DNS name.
-    pub challenges: HashMap<String, Vec<ObjId>>,
+    pub(crate) challenges: HashMap<String, Vec<ObjId>>,
     /// Applications by name, and by the (kind, namespace, name) their live status lists.
     apps: HashMap<String, ObjId>,
     /// Services of type LoadBalancer.
@@ -38,11 +39,11 @@ pub(super) struct Context<'g> {
     app_resources: HashMap<(String, Option<String>, String), ObjId>,
 }
 
-impl Context<'_> {
+impl PathIndex<'_> {
     /// The Application that owns `id`: its source path holds the object's file (a linted
     /// checkout), its status lists the object (a dump), or the object carries Argo CD's tracking
     /// label or annotation.
-    pub fn owner(&self, graph: &Graph, id: ObjId) -> Option<ObjId> {
+    pub(crate) fn owner(&self, graph: &Graph, id: ObjId) -> Option<ObjId> {
         if let Some(a) = graph.owning_application(id) {
             return Some(a);
         }
@@ -60,8 +61,9 @@ impl Context<'_> {
     }
 }
 
-impl<'g> Context<'g> {
-    pub fn build(graph: &'g Graph, model: &'g Model) -> Context<'g> {
+impl<'g> PathIndex<'g> {
+    /// Builds the indexes.
+    pub fn build(graph: &'g Graph, model: &'g Model) -> PathIndex<'g> {
         let mut slices: HashMap<(String, String), Vec<ObjId>> = HashMap::new();
         for (id, o, _) in graph.each::<views::EndpointSlice>() {
             if let (Some(ns), Some(svc)) = (&o.namespace, o.label("kubernetes.io/service-name")) {
@@ -87,7 +89,7 @@ impl<'g> Context<'g> {
             .filter(|(_, _, s)| s.spec.service_type.as_deref() == Some("LoadBalancer"))
             .map(|(id, _, _)| id)
             .collect();
-        Context { claims: ClaimIndex::build(graph, model), slices, challenges, apps, app_resources, lb_services }
+        PathIndex { claims: ClaimIndex::build(graph, model), slices, challenges, apps, app_resources, lb_services }
     }
 }
 
@@ -175,7 +177,7 @@ fn display_name(r: &ObjectRef) -> String {
 pub(super) fn build(
     graph: &Graph,
     model: &Model,
-    cx: &Context<'_>,
+    cx: &PathIndex<'_>,
     t: &TraceTarget,
     obs: Option<&TargetObservation>,
 ) -> Path {
@@ -452,7 +454,7 @@ const GATEWAY_SERVICE_LABELS: &[&str] = &[
 
 /// Where the objects say the entry can be reached: Gateway `status.addresses`, the Ingress's
 /// `status.loadBalancer`, the LoadBalancer Service of the Gateway or of Traefik.
-fn entry_addresses(graph: &Graph, cx: &Context<'_>, claim: &Claim, entry: Option<ObjId>) -> Vec<(String, String)> {
+fn entry_addresses(graph: &Graph, cx: &PathIndex<'_>, claim: &Claim, entry: Option<ObjId>) -> Vec<(String, String)> {
     let mut out = Vec::new();
     let lb_services = |pred: &dyn Fn(&Object) -> bool, out: &mut Vec<(String, String)>| {
         for &id in &cx.lb_services {
@@ -511,7 +513,7 @@ fn lb_addresses(v: Option<&serde_json::Value>) -> Vec<String> {
         .unwrap_or_default()
 }
 
-fn tls(b: &mut Builder<'_>, cx: &Context<'_>, claim: &Claim, t: &TraceTarget, entry: usize) -> usize {
+fn tls(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, t: &TraceTarget, entry: usize) -> usize {
     let graph = b.graph;
     let edges: Vec<_> = match claim.kind {
         RouteKind::Ingress | RouteKind::TraefikHttp | RouteKind::TraefikTcp => graph
@@ -565,7 +567,7 @@ fn tls(b: &mut Builder<'_>, cx: &Context<'_>, claim: &Claim, t: &TraceTarget, en
 
 /// What writes a Secret: Certificates (→ Issuer, → Challenges for the host), ExternalSecrets
 /// (→ store), SealedSecrets.
-fn producers(b: &mut Builder<'_>, cx: &Context<'_>, secret: usize, ns: Option<&str>, name: &str, t: &TraceTarget) {
+fn producers(b: &mut Builder<'_>, cx: &PathIndex<'_>, secret: usize, ns: Option<&str>, name: &str, t: &TraceTarget) {
     let graph = b.graph;
     let Some(ns) = ns else { return };
     for &p in graph.secret_producers(ns, name) {

@@ -23,6 +23,7 @@ use rayon::prelude::*;
 
 use crate::model::Model;
 
+pub use build::PathIndex;
 pub use claims::{Claim, ClaimIndex, RouteKind};
 pub use serving::{serving, Serving};
 
@@ -331,21 +332,33 @@ impl Diagnosis {
     }
 }
 
+/// What the engine diagnoses after the checks.
+#[derive(Debug, Clone, Copy, Default)]
+pub enum Diagnose<'t> {
+    /// Nothing (`probe`, which reports by endpoint).
+    #[default]
+    Nothing,
+    /// Every host the inventory claims (`lint`, `scan`): broken ones first.
+    Hosts,
+    /// These targets (`trace`), with the observations of each.
+    Targets(&'t [TraceTarget]),
+}
+
 /// Diagnoses each target: claims, path, findings and observations on it, root cause.
-pub fn diagnose(
+pub(crate) fn diagnose(
     graph: &Graph,
     model: &Model,
+    cx: &PathIndex<'_>,
     findings: &[Finding],
     observations: &[TargetObservation],
     targets: &[TraceTarget],
 ) -> Vec<Diagnosis> {
-    let cx = build::Context::build(graph, model);
     let index = root::FindingIndex::build(findings);
     targets
         .iter()
         .map(|t| {
             let obs = observations.iter().find(|o| observation_is_for(o, t));
-            let path = build::build(graph, model, &cx, t, obs);
+            let path = build::build(graph, model, cx, t, obs);
             root::conclude(graph, findings, &index, t, path, obs)
         })
         .collect()
@@ -353,14 +366,13 @@ pub fn diagnose(
 
 /// Diagnoses every host the inventory claims (lint, scan): broken ones first. Hosts with nothing
 /// wrong keep their verdict and claims but not their path nodes.
-pub fn diagnose_all(graph: &Graph, model: &Model, findings: &[Finding]) -> Vec<Diagnosis> {
-    let cx = build::Context::build(graph, model);
+pub(crate) fn diagnose_all(graph: &Graph, model: &Model, cx: &PathIndex<'_>, findings: &[Finding]) -> Vec<Diagnosis> {
     let targets = cx.claims.hosts();
     let index = root::FindingIndex::build(findings);
     let mut out: Vec<Diagnosis> = targets
         .par_iter()
         .map(|t| {
-            let path = build::build(graph, model, &cx, t, None);
+            let path = build::build(graph, model, cx, t, None);
             let mut d = root::conclude(graph, findings, &index, t, path, None);
             if d.verdict == Verdict::Ok {
                 // A healthy host is listed, not drawn: its path is what `trace` shows.

@@ -6,7 +6,7 @@ use super::Role;
 use edgecheck_core::observation::TargetObservation;
 use edgecheck_core::{Graph, ObjId};
 
-use super::build::{self, Context};
+use super::build::{self, PathIndex};
 use super::{Branch, RouteKind, TraceTarget};
 use crate::model::Model;
 
@@ -38,12 +38,12 @@ pub struct Serving {
     pub passthrough: bool,
 }
 
-/// For each observation whose host the inventory claims, what serves it.
-pub fn serving(graph: &Graph, model: &Model, observations: &[TargetObservation]) -> Vec<Serving> {
+/// For each observation whose host the inventory claims, what serves it. The engine computes this once
+/// per run ([`crate::CheckContext::serving`]); the checks that join a probe with the objects read it.
+pub fn serving(graph: &Graph, model: &Model, cx: &PathIndex<'_>, observations: &[TargetObservation]) -> Vec<Serving> {
     if observations.is_empty() {
         return Vec::new();
     }
-    let cx = Context::build(graph, model);
     let mut out = Vec::new();
     for (i, o) in observations.iter().enumerate() {
         let Some(t) = TraceTarget::parse(&format!(
@@ -57,7 +57,7 @@ pub fn serving(graph: &Graph, model: &Model, observations: &[TargetObservation])
         };
         let claim = cx.claims.claims(&t).into_iter().next();
         let Some(claim) = claim else { continue };
-        let path = build::build(graph, model, &cx, &t, Some(o));
+        let path = build::build(graph, model, cx, &t, Some(o));
         let mut s = Serving {
             observation: i,
             route: Some(claim.route),

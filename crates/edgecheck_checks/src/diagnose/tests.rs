@@ -8,10 +8,17 @@ use crate::select::Selection;
 fn run(yaml: &str, url: &str) -> (Diagnosis, Vec<Finding>) {
     let options = Options::default();
     let graph = Graph::build(edgecheck_load::load_text("t.yaml", yaml), &options);
-    let a = crate::analyze(&graph, &options, crate::test_support::NOW, &Selection::default(), &[], &[]);
-    let t = TraceTarget::parse(url).expect("url");
-    let d = diagnose(&graph, &a.model, &a.findings, &[], &[t]).remove(0);
-    (d, a.findings)
+    let t = [TraceTarget::parse(url).expect("url")];
+    let mut a = crate::analyze(
+        &graph,
+        &options,
+        crate::test_support::NOW,
+        &Selection::default(),
+        &[],
+        &[],
+        Diagnose::Targets(&t),
+    );
+    (a.diagnoses.remove(0), a.findings)
 }
 
 fn entry(d: &Diagnosis) -> &PathNode {

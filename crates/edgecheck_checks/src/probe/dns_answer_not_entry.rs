@@ -2,7 +2,6 @@ use edgecheck_core::observation::DnsOutcome;
 use edgecheck_core::{Findings, Layer, Severity};
 
 use super::{dns_evidence, report};
-use crate::diagnose::serving;
 use crate::framework::{declare_check, CheckContext};
 
 declare_check! {
@@ -30,7 +29,7 @@ declare_check! {
 
 impl DnsAnswerNotEntry {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for s in serving(cx.graph, cx.model, cx.observations) {
+        for s in cx.serving {
             if s.addresses.is_empty() {
                 continue;
             }

@@ -3,7 +3,6 @@ use edgecheck_core::{Findings, Layer, Severity};
 
 use super::endpoint_proxy_reply::identify;
 use super::{report, transport_ok};
-use crate::diagnose::serving;
 use crate::framework::{declare_check, CheckContext};
 
 declare_check! {
@@ -30,7 +29,7 @@ declare_check! {
 
 impl EndpointAppNotFound {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for s in serving(cx.graph, cx.model, cx.observations) {
+        for s in cx.serving {
             let o = &cx.observations[s.observation];
             if !transport_ok(o) {
                 continue;

@@ -3,7 +3,6 @@ use edgecheck_core::views;
 use edgecheck_core::{Findings, Layer, Severity};
 
 use super::report;
-use crate::diagnose::serving;
 use crate::framework::{declare_check, CheckContext};
 
 declare_check! {
@@ -53,7 +52,7 @@ fn failure(o: &TargetObservation) -> Option<String> {
 
 impl GitopsGreenDataPlaneRed {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for s in serving(cx.graph, cx.model, cx.observations) {
+        for s in cx.serving {
             let o = &cx.observations[s.observation];
             let Some(why) = failure(o) else { continue };
             for &app in &s.applications {

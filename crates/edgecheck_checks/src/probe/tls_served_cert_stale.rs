@@ -1,7 +1,6 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
 use super::{date, report};
-use crate::diagnose::serving;
 use crate::framework::{declare_check, CheckContext};
 
 declare_check! {
@@ -33,7 +32,7 @@ declare_check! {
 
 impl TlsServedCertStale {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for s in serving(cx.graph, cx.model, cx.observations) {
+        for s in cx.serving {
             if s.passthrough {
                 continue;
             }

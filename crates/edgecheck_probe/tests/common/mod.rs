@@ -231,7 +231,8 @@ pub fn http(h2c: bool, h: Handler) -> u16 {
 pub fn verdict(obs: &[TargetObservation]) -> Vec<(String, String, String, Vec<String>)> {
     let options = edgecheck_core::Options::default();
     let graph = edgecheck_core::Graph::build(edgecheck_core::Inventory::default(), &options);
-    let a = edgecheck_checks::analyze(&graph, &options, time_now(), &edgecheck_checks::Selection::default(), &[], obs);
+    let selection = edgecheck_checks::Selection::default();
+    let a = edgecheck_checks::analyze(&graph, &options, time_now(), &selection, &[], obs, Default::default());
     a.findings
         .into_iter()
         .map(|f| (f.meta.code.to_string(), f.meta.layer.as_str().to_string(), f.message.clone(), f.evidence.clone()))

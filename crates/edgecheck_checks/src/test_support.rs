@@ -191,7 +191,7 @@ fn redact(s: &str) -> String {
     out
 }
 
-#[derive(Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 struct Expect {
     code: String,
     line: Option<u32>,
@@ -209,17 +209,47 @@ fn expectations(text: &str) -> Option<Vec<Expect>> {
         }
         let mut w = l.split_whitespace();
         let code = w.next().unwrap_or_default().to_string();
+        assert!(
+            code.len() == 6
+                && code[..3].chars().all(|c| c.is_ascii_uppercase())
+                && code[3..].chars().all(|c| c.is_ascii_digit()),
+            "bad code `{code}` in `# expect:{l}`"
+        );
         let mut e = Expect { code, line: None, severity: None };
         while let Some(k) = w.next() {
-            match k {
-                "line" => e.line = w.next().and_then(|n| n.parse().ok()),
-                "severity" => e.severity = w.next().map(str::to_string),
-                other => panic!("bad expect word `{other}` in `{l}`"),
+            // A typo (`line 1O`, `severity eror`) must fail the fixture, never widen what it accepts.
+            match (k, w.next()) {
+                ("line", Some(n)) => {
+                    e.line = Some(n.parse().unwrap_or_else(|_| panic!("bad line number `{n}` in `# expect:{l}`")));
+                }
+                ("severity", Some(v @ ("error" | "warning" | "info"))) => e.severity = Some(v.to_string()),
+                (other, v) => panic!("bad expect words `{other} {}` in `# expect:{l}`", v.unwrap_or("")),
             }
         }
         out.push(e);
     }
     any.then_some(out)
+}
+
+/// Whether every expected finding has its own actual finding and nothing else was found: `[X@5, X@5]`
+/// does not match `[X@5, X@9]`. An expectation without a line or severity accepts any; each actual finding
+/// is used once (a greedy match, most specific expectations first, is exact for these patterns).
+fn one_to_one(want: &[Expect], got: &[Expect]) -> bool {
+    if want.len() != got.len() {
+        return false;
+    }
+    let mut order: Vec<&Expect> = want.iter().collect();
+    order.sort_by_key(|w| std::cmp::Reverse(usize::from(w.line.is_some()) + usize::from(w.severity.is_some())));
+    let mut used = vec![false; got.len()];
+    order.into_iter().all(|w| {
+        let hit = got.iter().enumerate().position(|(i, g)| {
+            !used[i]
+                && g.code == w.code
+                && (w.line.is_none() || g.line == w.line)
+                && (w.severity.is_none() || g.severity == w.severity)
+        });
+        hit.map(|i| used[i] = true).is_some()
+    })
 }
 
 /// Every fixture of a layer: runs, compares, snapshots. Returns the fixture names per code.
@@ -259,14 +289,7 @@ pub fn run_layer_fixtures(layer: &str) -> BTreeMap<String, Vec<(String, bool)>> 
             .collect();
         want.sort();
         got.sort();
-        let matches = want.len() == got.len()
-            && want.iter().all(|w| {
-                got.iter().any(|g| {
-                    g.code == w.code
-                        && (w.line.is_none() || g.line == w.line)
-                        && (w.severity.is_none() || g.severity == w.severity)
-                })
-            });
+        let matches = one_to_one(&want, &got);
         if !matches {
             failures.push(format!("{file}: expected {want:?}\n  got {got:?}\n{}", render(&findings)));
         }
@@ -497,4 +520,35 @@ fn ymd(t: i64) -> (i32, u8, u8) {
 /// The `resources/` folder (health fixtures live in `resources/health/`).
 pub fn resources_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("resources")
+}
+
+#[cfg(test)]
+mod meta_tests {
+    use super::*;
+
+    fn e(code: &str, line: Option<u32>) -> Expect {
+        Expect { code: code.into(), line, severity: None }
+    }
+
+    #[test]
+    fn expectations_match_one_to_one() {
+        assert!(!one_to_one(
+            &[e("BKD001", Some(5)), e("BKD001", Some(5))],
+            &[e("BKD001", Some(5)), e("BKD001", Some(9))]
+        ));
+        assert!(one_to_one(&[e("BKD001", Some(5)), e("BKD001", None)], &[e("BKD001", Some(9)), e("BKD001", Some(5))]));
+        assert!(!one_to_one(&[e("BKD001", None)], &[e("BKD001", Some(5)), e("BKD002", Some(5))]));
+    }
+
+    #[test]
+    #[should_panic(expected = "bad line number `1O`")]
+    fn a_mistyped_line_fails_the_fixture() {
+        let _ = expectations("# expect: BKD001 line 1O\n");
+    }
+
+    #[test]
+    #[should_panic(expected = "bad expect words")]
+    fn a_mistyped_severity_fails_the_fixture() {
+        let _ = expectations("# expect: BKD001 severity eror\n");
+    }
 }

@@ -5,7 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need=()
-# package[:binary] (the binary is the package's name unless given)
+# What the build needs on a bare Debian: the `legacy` TLS probe links OpenSSL.
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+[ -f /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
+# What the tests need: package[:binary] (the binary is the package's name unless given)
 for spec in nginx haproxy chromium graphviz:dot; do
   pkg="${spec%%:*}" bin="${spec#*:}"
   command -v "$bin" >/dev/null 2>&1 || [ -x "/usr/sbin/$bin" ] || need+=("$pkg")

@@ -1,0 +1,398 @@
+//! Gateways and ListenerSets: which listeners are valid, which conflict on a port, what each listener
+//! and each Gateway reports.
+
+use super::*;
+
+/// Per-listener conditions or one reason and message, keyed by (owner, index in its spec).
+type ByListener<T> = HashMap<(ObjId, usize), T>;
+
+/// A listener's fault: the reason and why.
+type Why = (Reason, String);
+
+impl GatewayModel {
+    /// Gateways and ListenerSets; returns every listener slot, indexed by owner.
+    pub(super) fn gateways(&mut self, graph: &Graph) -> HashMap<ObjId, Vec<Slot>> {
+        let mut slots: HashMap<ObjId, Vec<Slot>> = HashMap::new();
+        let mut sets_by_gw = self.listener_sets(graph);
+        for (gid, go, gw) in graph.each::<views::Gateway>() {
+            let mut sets = sets_by_gw.remove(&gid).unwrap_or_default();
+            sets.sort();
+            let tie = sets.len() > 1;
+            let mut owners: Vec<(ObjId, String, &[Listener])> =
+                vec![(gid, go.namespace.clone().unwrap_or_default(), &gw.spec.listeners)];
+            for (_, sid) in &sets {
+                if let Some(s) = graph.view::<views::ListenerSet>(*sid) {
+                    owners.push((*sid, graph.obj(*sid).namespace.clone().unwrap_or_default(), &s.spec.listeners));
+                }
+            }
+            let (mut all, invalid) = slots_of(&owners);
+            let conflicted = self.conflicts(gid, &all, tie);
+            let mut per = self.listener_conditions(graph, &mut all, &invalid, &conflicted);
+            let own: Vec<&Slot> = all.iter().filter(|s| s.owner == gid).collect();
+            let mut gv = gateway_conditions(graph, gid, go, gw, &own, &per);
+            for (owner, _, ls) in &owners {
+                let target = if *owner == gid { &mut gv } else { self.conditions.entry(*owner).or_default() };
+                for i in 0..ls.len() {
+                    if let Some(v) = per.remove(&(*owner, i)) {
+                        target.extend(v);
+                    }
+                }
+            }
+            self.conditions.insert(gid, gv);
+            for s in all {
+                slots.entry(s.owner).or_default().push(s);
+            }
+        }
+        slots
+    }
+
+    /// ListenerSets: whether their parent Gateway allows them (`allowedListeners`). Returns the accepted ones
+    /// by parent Gateway, ordered by namespace/name (creation time is unknown in Git).
+    fn listener_sets(&mut self, graph: &Graph) -> BTreeMap<ObjId, Vec<(String, ObjId)>> {
+        let mut sets_by_gw: BTreeMap<ObjId, Vec<(String, ObjId)>> = BTreeMap::new();
+        for (id, o, s) in graph.each::<views::ListenerSet>() {
+            let mut v = Vec::new();
+            let parent =
+                graph.edges_from_kind(id, edgecheck_core::EdgeKind::ParentRef).next().and_then(|e| e.to.found());
+            match parent {
+                None => {
+                    let pns = s.spec.parent_ref.namespace.as_deref().or(o.namespace.as_deref());
+                    // A Gateway installed elsewhere: acceptance unknown.
+                    if absent_is_missing(graph, &K::GATEWAY.to_kind(), pns) {
+                        v.push(cond(
+                            Type::Accepted,
+                            false,
+                            Reason::ParentNotAccepted,
+                            format!("parent Gateway `{}` {NOT_IN_INVENTORY}", display_ns(pns, &s.spec.parent_ref.name)),
+                        ));
+                    }
+                }
+                Some(gw) => {
+                    let gwo = graph.obj(gw);
+                    let allowed = graph.view::<views::Gateway>(gw).and_then(|g| g.spec.allowed_listeners.as_ref());
+                    let from = allowed
+                        .and_then(|a| a.pointer("/namespaces/from"))
+                        .and_then(|f| f.as_str())
+                        .unwrap_or("None")
+                        .to_string();
+                    let ns = o.namespace.clone().unwrap_or_default();
+                    let ok = match from.as_str() {
+                        "All" => true,
+                        "Same" => gwo.namespace.as_deref() == Some(ns.as_str()),
+                        "Selector" => {
+                            let sel: views::LabelSelector = allowed
+                                .and_then(|a| a.pointer("/namespaces/selector"))
+                                .and_then(|s| serde_json::from_value(s.clone()).ok())
+                                .unwrap_or_default();
+                            graph.namespace_labels(&ns).is_none_or(|l| sel.matches(&l))
+                        }
+                        _ => false,
+                    };
+                    if ok {
+                        v.push(cond(Type::Accepted, true, Reason::Accepted, "accepted by the parent Gateway"));
+                        v.push(cond(Type::Programmed, true, Reason::Programmed, "programmed"));
+                        sets_by_gw.entry(gw).or_default().push((format!("{ns}/{}", o.name), id));
+                    } else {
+                        v.push(cond(
+                            Type::Accepted,
+                            false,
+                            Reason::NotAllowed,
+                            format!("{} allowedListeners.namespaces.from is `{from}`", gwo.to_ref()),
+                        ));
+                    }
+                }
+            }
+            self.conditions.insert(id, v);
+        }
+        sets_by_gw
+    }
+
+    /// Listeners on one port that cannot share it: incompatible protocols, or one transport with the same
+    /// hostname. In the Gateway's own spec both are conflicted; a ListenerSet's listener loses to the
+    /// Gateway's own and to earlier sets. Also records ports where TLS Passthrough and Terminate meet.
+    fn conflicts(&mut self, gid: ObjId, all: &[Slot], tie: bool) -> ByListener<Why> {
+        let mut conflicted: ByListener<Why> = HashMap::new();
+        let mut by_port: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
+        for (i, s) in all.iter().enumerate() {
+            by_port.entry(s.listener.port).or_default().push(i);
+        }
+        for (port, idx) in &by_port {
+            self.shared_tls_port(gid, *port, idx.iter().map(|&i| &all[i]));
+            for (a_pos, &a) in idx.iter().enumerate() {
+                for &b in &idx[a_pos + 1..] {
+                    let (la, lb) = (&all[a].listener, &all[b].listener);
+                    let Some((reason, msg)) = conflict(la, lb, *port) else { continue };
+                    let (ka, kb) = ((all[a].owner, all[a].index), (all[b].owner, all[b].index));
+                    if all[b].owner == gid {
+                        // Both in the Gateway's own spec: both conflicted.
+                        conflicted.entry(ka).or_insert((reason, msg.clone()));
+                        conflicted.entry(kb).or_insert((reason, msg));
+                    } else {
+                        let mut msg = format!("{msg}; the earlier listener wins");
+                        if tie && all[a].owner != gid {
+                            msg.push_str(
+                                " (ListenerSets ordered by name: the real order is by creation time, unknown in Git)",
+                            );
+                        }
+                        conflicted.entry(kb).or_insert((reason, msg));
+                    }
+                }
+            }
+        }
+        conflicted
+    }
+
+    /// A port of the Gateway's own spec where a TLS Passthrough listener meets a terminating one.
+    fn shared_tls_port<'s>(&mut self, gid: ObjId, port: i64, slots: impl Iterator<Item = &'s Slot>) {
+        let (mut pass, mut term) = (Vec::new(), Vec::new());
+        for s in slots.filter(|s| s.owner == gid) {
+            let l = &s.listener;
+            if l.protocol == "TLS" && tls_mode(l) == "Passthrough" {
+                pass.push(l.name.clone());
+            } else if matches!(l.protocol.as_str(), "HTTPS" | "TLS") {
+                term.push(l.name.clone());
+            }
+        }
+        if !pass.is_empty() && !term.is_empty() {
+            self.shared_tls_ports.push(SharedTlsPort { gateway: gid, port, passthrough: pass, terminate: term });
+        }
+    }
+
+    /// Accepted, Programmed, ResolvedRefs and Conflicted for every listener; records each listener's
+    /// supported kinds.
+    fn listener_conditions(
+        &mut self,
+        graph: &Graph,
+        all: &mut [Slot],
+        invalid: &ByListener<Why>,
+        conflicted: &ByListener<Why>,
+    ) -> ByListener<Vec<ExpectedCondition>> {
+        let mut per: ByListener<Vec<ExpectedCondition>> = HashMap::new();
+        for s in all.iter_mut() {
+            let l = &s.listener;
+            let key = (s.owner, s.index);
+            let accepted = match invalid.get(&key) {
+                Some(why) => Err(why.clone()),
+                None => listener_valid(l),
+            };
+            let (supported, resolved) = match route_kinds(l) {
+                Ok(supported) => (supported, cert_refs(graph, graph.obj(s.owner), &s.namespace, l)),
+                Err((supported, why)) => (supported, Err(why)),
+            };
+            let c = conflicted.get(&key);
+            s.accepted = accepted.is_ok();
+            s.supported.clone_from(&supported);
+            let v = per.entry(key).or_default();
+            match &accepted {
+                Ok(()) => v.push(lcond(&l.name, Type::Accepted, true, Reason::Accepted, "accepted")),
+                Err((r, m)) => v.push(lcond(&l.name, Type::Accepted, false, *r, m.clone())),
+            }
+            if accepted.is_ok() && resolved.is_ok() && c.is_none() {
+                v.push(lcond(&l.name, Type::Programmed, true, Reason::Programmed, "programmed"));
+            } else {
+                let m = "listener is invalid, conflicted or has unresolved references";
+                v.push(lcond(&l.name, Type::Programmed, false, Reason::Invalid, m));
+            }
+            match &resolved {
+                Ok(()) => v.push(lcond(&l.name, Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved")),
+                Err((r, m)) => v.push(lcond(&l.name, Type::ResolvedRefs, false, *r, m.clone())),
+            }
+            match c {
+                Some((r, m)) => v.push(lcond(&l.name, Type::Conflicted, true, *r, m.clone())),
+                None => v.push(lcond(&l.name, Type::Conflicted, false, Reason::NoConflicts, "no conflicts")),
+            }
+            self.listeners
+                .insert((s.owner, l.name.clone()), ListenerState { attached_routes: 0, supported_kinds: supported });
+        }
+        per
+    }
+}
+
+/// Every listener of the Gateway and its accepted ListenerSets as a slot, and the names used twice in one
+/// owner (the later one is invalid).
+fn slots_of(owners: &[(ObjId, String, &[Listener])]) -> (Vec<Slot>, ByListener<Why>) {
+    let mut invalid: ByListener<Why> = HashMap::new();
+    let mut all: Vec<Slot> = Vec::new();
+    for (owner, ns, ls) in owners {
+        let mut seen: HashMap<&str, usize> = HashMap::new();
+        for (i, l) in ls.iter().enumerate() {
+            if let Some(first) = seen.insert(l.name.as_str(), i) {
+                let m = format!("listener name `{}` is used twice (also listener {first})", l.name);
+                invalid.insert((*owner, i), (Reason::Invalid, m));
+            }
+            all.push(Slot {
+                owner: *owner,
+                index: i,
+                listener: l.clone(),
+                namespace: ns.clone(),
+                supported: Vec::new(),
+                accepted: true,
+            });
+        }
+    }
+    (all, invalid)
+}
+
+/// Why two listeners on `port` cannot share it, if they cannot.
+fn conflict(la: &Listener, lb: &Listener, port: i64) -> Option<Why> {
+    if !compatible(la, lb) {
+        Some((
+            Reason::ProtocolConflict,
+            format!(
+                "listeners `{}` ({}) and `{}` ({}) share port {port} with incompatible protocols",
+                la.name, la.protocol, lb.name, lb.protocol
+            ),
+        ))
+    } else if same_transport(la, lb) && host_key(la) == host_key(lb) {
+        let h = la.hostname.as_deref().unwrap_or("(any)");
+        Some((
+            Reason::HostnameConflict,
+            format!("listeners `{}` and `{}` share port {port} and hostname {h}", la.name, lb.name),
+        ))
+    } else {
+        None
+    }
+}
+
+/// Whether a listener's protocol and TLS settings are ones the spec accepts.
+fn listener_valid(l: &Listener) -> Result<(), Why> {
+    if l.protocol.is_empty() || (!is_core_protocol(&l.protocol) && !l.protocol.contains('/')) {
+        Err((Reason::UnsupportedProtocol, format!("protocol `{}` is not a Gateway API protocol", l.protocol)))
+    } else if matches!(l.protocol.as_str(), "HTTP" | "TCP" | "UDP") && l.tls.is_some() {
+        Err((Reason::UnsupportedValue, format!("protocol {} does not take tls", l.protocol)))
+    } else if l.protocol == "HTTPS" && tls_mode(l) == "Passthrough" {
+        Err((Reason::UnsupportedValue, "protocol HTTPS allows tls.mode Terminate only".into()))
+    } else if !matches!(tls_mode(l), "Terminate" | "Passthrough") {
+        Err((Reason::UnsupportedValue, format!("tls.mode `{}` is not Terminate or Passthrough", tls_mode(l))))
+    } else {
+        Ok(())
+    }
+}
+
+/// The route kinds a listener supports: those its protocol admits, narrowed by `allowedRoutes.kinds`. Kinds
+/// written there that the protocol cannot carry make `ResolvedRefs=False InvalidRouteKinds` (the supported
+/// ones still count).
+fn route_kinds(l: &Listener) -> Result<Vec<String>, (Vec<String>, Why)> {
+    let base = protocol_kinds(l);
+    let written = l.allowed_routes.as_ref().map(|a| a.kinds.as_slice()).unwrap_or_default();
+    if written.is_empty() {
+        return Ok(base.map(|b| b.iter().map(|k| (*k).to_string()).collect()).unwrap_or_default());
+    }
+    let (mut supported, mut bad) = (Vec::new(), Vec::new());
+    for k in written {
+        let g = k.group.as_deref().unwrap_or(GROUP);
+        let ok = g == GROUP && base.is_none_or(|b| b.contains(&k.kind.as_str()));
+        if ok || (base.is_none() && g != GROUP) {
+            supported.push(k.kind.clone());
+        } else {
+            bad.push(k.kind.clone());
+        }
+    }
+    if bad.is_empty() {
+        return Ok(supported);
+    }
+    let mode = if l.protocol == "TLS" { format!(" mode {}", tls_mode(l)) } else { String::new() };
+    let m = format!("allowedRoutes.kinds {} not supported on protocol {}{mode}", bad.join(", "), l.protocol);
+    Err((supported, (Reason::InvalidRouteKinds, m)))
+}
+
+/// The Gateway's own Accepted and Programmed, from its class, parameters, addresses and listeners.
+fn gateway_conditions(
+    graph: &Graph,
+    gid: ObjId,
+    go: &edgecheck_core::Object,
+    gw: &views::Gateway,
+    own: &[&Slot],
+    per: &ByListener<Vec<ExpectedCondition>>,
+) -> Vec<ExpectedCondition> {
+    let has = |s: &Slot, f: &dyn Fn(&ExpectedCondition) -> bool| {
+        per.get(&(s.owner, s.index)).is_some_and(|v| v.iter().any(f))
+    };
+    let unprogrammed = own.iter().filter(|s| has(s, &|c| c.condition_type == Type::Programmed && !c.status)).count();
+    // Not accepted or conflicted: what `ListenersNotValid` means. A listener with unresolved references is
+    // still accepted (only not programmed).
+    let invalid = own
+        .iter()
+        .filter(|s| {
+            has(s, &|c| {
+                (c.condition_type == Type::Accepted && !c.status) || (c.condition_type == Type::Conflicted && c.status)
+            })
+        })
+        .count();
+    let class = graph.edges_from_kind(gid, edgecheck_core::EdgeKind::GatewayClass).next().map(|e| &e.to);
+    let class_missing = matches!(class, Some(edgecheck_core::Target::Missing(_)))
+        && absent_is_missing(graph, &K::GATEWAY_CLASS.to_kind(), None);
+    let addr = gw.spec.addresses.iter().find_map(|a| {
+        let t = a.get("type").and_then(|t| t.as_str()).unwrap_or("IPAddress");
+        (!matches!(t, "IPAddress" | "Hostname" | "NamedAddress") && !t.contains('/')).then(|| t.to_string())
+    });
+    let mut gv = Vec::new();
+    if class_missing {
+        let m = format!(
+            "GatewayClass `{}` {NOT_IN_INVENTORY}: no controller will reconcile this Gateway",
+            gw.spec.gateway_class_name
+        );
+        gv.push(cond(Type::Accepted, false, Reason::Pending, m));
+        gv.push(cond(Type::Programmed, false, Reason::Pending, "not reconciled"));
+    } else if let Some(m) = infra_params_missing(graph, go, gw) {
+        gv.push(cond(Type::Accepted, false, Reason::InvalidParameters, m));
+        gv.push(cond(Type::Programmed, false, Reason::Invalid, "not accepted"));
+    } else if let Some(t) = addr {
+        gv.push(cond(
+            Type::Accepted,
+            false,
+            Reason::UnsupportedAddress,
+            format!("address type `{t}` is not supported"),
+        ));
+        gv.push(cond(Type::Programmed, false, Reason::Invalid, "not accepted"));
+    } else if !own.is_empty() && invalid == own.len() {
+        gv.push(cond(Type::Accepted, false, Reason::ListenersNotValid, "no listener is valid"));
+        gv.push(cond(Type::Programmed, false, Reason::Invalid, "no listener is valid"));
+    } else {
+        if invalid > 0 {
+            let m = format!("{invalid} of {} listeners are not valid", own.len());
+            gv.push(cond(Type::Accepted, true, Reason::ListenersNotValid, m));
+        } else {
+            gv.push(cond(Type::Accepted, true, Reason::Accepted, "accepted"));
+        }
+        if !own.is_empty() && unprogrammed == own.len() {
+            gv.push(cond(Type::Programmed, false, Reason::Invalid, "no listener is programmed"));
+        } else {
+            gv.push(cond(Type::Programmed, true, Reason::Programmed, "programmed"));
+        }
+    }
+    gv
+}
+
+/// Whether two listeners on one port are protocol-compatible.
+fn compatible(a: &Listener, b: &Listener) -> bool {
+    let tlsish = |p: &str| matches!(p, "HTTPS" | "TLS");
+    match (a.protocol.as_str(), b.protocol.as_str()) {
+        ("UDP", "UDP") => true,
+        ("UDP", _) | (_, "UDP") => true, // another transport
+        ("HTTP", "HTTP") => true,
+        (x, y) if tlsish(x) && tlsish(y) => true,
+        (x, y) if !is_core_protocol(x) || !is_core_protocol(y) => true, // implementation-specific: unknown
+        _ => false,
+    }
+}
+
+fn same_transport(a: &Listener, b: &Listener) -> bool {
+    (a.protocol == "UDP") == (b.protocol == "UDP")
+}
+
+fn host_key(l: &Listener) -> String {
+    l.hostname.as_deref().map(normalize).unwrap_or_default()
+}
+
+fn infra_params_missing(graph: &Graph, go: &edgecheck_core::Object, gw: &views::Gateway) -> Option<String> {
+    let p = gw.spec.infrastructure.as_ref()?.get("parametersRef")?;
+    let kind = Kind {
+        group: p.get("group").and_then(|x| x.as_str()).unwrap_or("").to_string(),
+        kind: p.get("kind").and_then(|x| x.as_str()).unwrap_or("").to_string(),
+    };
+    let name = p.get("name").and_then(|x| x.as_str()).unwrap_or("");
+    let ns = go.namespace.as_deref();
+    (graph.find_kind(&kind, ns, name).is_none() && kind_known(graph, &kind))
+        .then(|| format!("infrastructure.parametersRef {} `{}` {NOT_IN_INVENTORY}", kind.kind, display_ns(ns, name)))
+}

@@ -1,0 +1,153 @@
+//! References a listener, a route or a policy makes: certificate Secrets, backends, CA ConfigMaps.
+
+use super::*;
+
+impl GatewayModel {
+    pub(super) fn policies(&mut self, graph: &Graph) {
+        for (id, o, p) in graph.each::<views::BackendTlsPolicy>() {
+            let ns = o.namespace.clone().unwrap_or_default();
+            let mut v = vec![cond(Type::Accepted, true, Reason::Accepted, "accepted")];
+            let refs =
+                p.spec.validation.get("caCertificateRefs").and_then(|r| r.as_array()).cloned().unwrap_or_default();
+            let mut res = Ok(());
+            for r in refs {
+                let g = r.get("group").and_then(|x| x.as_str()).unwrap_or("");
+                let k = r.get("kind").and_then(|x| x.as_str()).unwrap_or("");
+                let n = r.get("name").and_then(|x| x.as_str()).unwrap_or("");
+                if !(g.is_empty() && matches!(k, "ConfigMap" | "Secret")) {
+                    res = Err((Reason::InvalidKind, format!("caCertificateRefs names {k} `{n}`, not a ConfigMap")));
+                    break;
+                }
+                let kk = Kind { group: String::new(), kind: k.to_string() };
+                if graph.find_kind(&kk, Some(&ns), n).is_none()
+                    && absent_is_missing(graph, &kk, Some(&ns))
+                    && (k != "Secret" || graph.secret_producers(&ns, n).is_empty())
+                {
+                    res = Err((Reason::InvalidCACertificateRef, format!("{k} `{ns}/{n}` {NOT_IN_INVENTORY}")));
+                    break;
+                }
+            }
+            match res {
+                Ok(()) => v.push(cond(Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved")),
+                Err((r, m)) => {
+                    v[0] = cond(Type::Accepted, false, Reason::NoValidCACertificate, m.clone());
+                    v.push(cond(Type::ResolvedRefs, false, r, m));
+                }
+            }
+            self.conditions.insert(id, v);
+        }
+    }
+}
+
+/// Listener `ResolvedRefs` from its certificateRefs.
+pub(super) fn cert_refs(
+    graph: &Graph,
+    owner: &edgecheck_core::Object,
+    ns: &str,
+    l: &Listener,
+) -> Result<(), (Reason, String)> {
+    let Some(tls) = &l.tls else { return Ok(()) };
+    if tls_mode(l) == "Passthrough" {
+        return Ok(());
+    }
+    if tls.certificate_refs.is_empty() && tls.options.is_empty() && matches!(l.protocol.as_str(), "HTTPS" | "TLS") {
+        return Err((Reason::InvalidCertificateRef, "mode Terminate with no certificateRefs".into()));
+    }
+    for r in &tls.certificate_refs {
+        let g = r.group.as_deref().unwrap_or("");
+        let k = r.kind.as_deref().unwrap_or("Secret");
+        let rns = r.namespace.as_deref().unwrap_or(ns);
+        if !(g.is_empty() && k == "Secret") {
+            return Err((Reason::InvalidCertificateRef, format!("certificateRef {k} `{}` is not a Secret", r.name)));
+        }
+        if rns != ns && !graph.reference_granted((GROUP, owner.kind.kind.as_str()), ns, ("", "Secret"), rns, &r.name) {
+            return Err((
+                Reason::RefNotPermitted,
+                format!("certificateRef Secret `{rns}/{}` is in another namespace and no ReferenceGrant in `{rns}` allows it", r.name),
+            ));
+        }
+        match graph.find(K::SECRET, Some(rns), &r.name) {
+            None => {
+                if graph.secret_producers(rns, &r.name).is_empty()
+                    && absent_is_missing(graph, &K::SECRET.to_kind(), Some(rns))
+                {
+                    return Err((
+                        Reason::InvalidCertificateRef,
+                        format!("Secret `{rns}/{}` {NOT_IN_INVENTORY}", r.name),
+                    ));
+                }
+            }
+            Some(sid) => {
+                if let Some(info) = &graph.obj(sid).secret {
+                    if info.secret_type != "kubernetes.io/tls" {
+                        return Err((
+                            Reason::InvalidCertificateRef,
+                            format!("Secret `{rns}/{}` has type {}, not kubernetes.io/tls", r.name, info.secret_type),
+                        ));
+                    }
+                    if !info.encrypted && (!info.has_key("tls.crt") || !info.has_key("tls.key")) {
+                        return Err((
+                            Reason::InvalidCertificateRef,
+                            format!("Secret `{rns}/{}` lacks tls.crt or tls.key", r.name),
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Route `ResolvedRefs` from its backendRefs (the same for every parent).
+pub(super) fn backend_refs(
+    graph: &Graph,
+    ro: &edgecheck_core::Object,
+    rns: &str,
+    r: &views::Route,
+) -> Result<(), (Reason, String, String)> {
+    for (ri, rule) in r.spec.rules.iter().enumerate() {
+        for (bi, b) in rule.backend_refs.iter().enumerate() {
+            let field = format!("spec.rules[{ri}].backendRefs[{bi}]");
+            let g = b.group.as_deref().unwrap_or("");
+            let k = b.kind.as_deref().unwrap_or("Service");
+            let bns = b.namespace.as_deref().unwrap_or(rns);
+            // Extended kinds of the spec, and the backend kinds implementations define for themselves
+            // (Envoy Gateway and kgateway `Backend`, Traefik `TraefikService`, Istio `Hostname`, GKE
+            // `ServiceImport`): not typos, and what they resolve to is outside the inventory's reach.
+            let known_ext = matches!(
+                (g, k),
+                ("multicluster.x-k8s.io" | "net.gke.io", "ServiceImport")
+                    | ("inference.networking.k8s.io" | "inference.networking.x-k8s.io", "InferencePool")
+                    | ("gateway.envoyproxy.io" | "gateway.kgateway.dev", "Backend")
+                    | ("traefik.io" | "traefik.containo.us", "TraefikService")
+                    | ("networking.istio.io", "Hostname")
+            );
+            if !(known_ext || g.is_empty() && k == "Service") {
+                return Err((
+                    Reason::InvalidKind,
+                    format!("backendRef {k} `{}` (group `{g}`) is not a supported kind", b.name),
+                    field,
+                ));
+            }
+            if bns != rns && !graph.reference_granted((GROUP, ro.kind.kind.as_str()), rns, (g, k), bns, &b.name) {
+                return Err((
+                    Reason::RefNotPermitted,
+                    format!(
+                        "backendRef {k} `{bns}/{}` is in another namespace and no ReferenceGrant in `{bns}` allows it",
+                        b.name
+                    ),
+                    field,
+                ));
+            }
+            if known_ext {
+                continue;
+            }
+            if graph.find(K::SERVICE, Some(bns), &b.name).is_none()
+                && absent_is_missing(graph, &K::SERVICE.to_kind(), Some(bns))
+            {
+                return Err((Reason::BackendNotFound, format!("Service `{bns}/{}` {NOT_IN_INVENTORY}", b.name), field));
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! Routes: which parentRefs accept them, on which listeners, and whether their backends resolve.
+
+use super::*;
+
+impl GatewayModel {
+    pub(super) fn routes(&mut self, graph: &Graph, slots: &HashMap<ObjId, Vec<Slot>>) {
+        for (rid, ro, r) in graph.each::<views::Route>() {
+            let rns = ro.namespace.clone().unwrap_or_default();
+            let kind = ro.kind.kind.as_str();
+            let resolved = match backend_refs(graph, ro, &rns, r) {
+                Ok(()) => Ok(()),
+                Err((reason, m, field)) => {
+                    self.ref_fields.insert(rid, field);
+                    Err((reason, m))
+                }
+            };
+            let edges: Vec<_> = graph.edges_from_kind(rid, edgecheck_core::EdgeKind::ParentRef).collect();
+            let mut v = Vec::new();
+            for (pi, p) in r.spec.parent_refs.iter().enumerate() {
+                let pk = parent_key(p);
+                let field = format!("spec.parentRefs[{pi}]");
+                let edge = edges.iter().find(|e| e.field == field);
+                let Some(edge) = edge else { continue }; // not a Gateway/ListenerSet parent (mesh, ...)
+                let pc = |t: Type, s: bool, reason: Reason, m: String| ExpectedCondition {
+                    parent: Some(pk.clone()),
+                    ..cond(t, s, reason, m)
+                };
+                let accepted: Option<Result<String, (Reason, String)>> = match &edge.to {
+                    edgecheck_core::Target::Missing(mref) => {
+                        let k = mref.group_kind();
+                        // Installed elsewhere: acceptance unknown, references still checked.
+                        absent_is_missing(graph, &k, mref.namespace.as_deref()).then(|| {
+                            Err((
+                                Reason::NoMatchingParent,
+                                format!(
+                                    "{} `{}` {NOT_IN_INVENTORY}",
+                                    k.kind,
+                                    display_ns(mref.namespace.as_deref(), &mref.name)
+                                ),
+                            ))
+                        })
+                    }
+                    edgecheck_core::Target::Found(pid) => {
+                        let owner_ok = self
+                            .of(*pid)
+                            .iter()
+                            .find(|c| c.condition_type == Type::Accepted && c.listener.is_none())
+                            .is_none_or(|c| c.status || c.reason != Reason::NotAllowed);
+                        let ls = slots.get(pid).map_or(&[][..], Vec::as_slice);
+                        Some(if owner_ok {
+                            self.attach(graph, (*pid, ls), p, kind, &rns, &r.spec.hostnames)
+                        } else {
+                            Err((
+                                Reason::NotAllowedByListeners,
+                                "the parent ListenerSet is not accepted by its Gateway".into(),
+                            ))
+                        })
+                    }
+                };
+                for l in std::mem::take(&mut self.pending_terminated) {
+                    self.terminated_tls_routes.push((rid, pk.clone(), l));
+                }
+                let attached = std::mem::take(&mut self.pending_attached);
+                if let (Some(Ok(_)), Some(owner)) = (&accepted, edge.to.found()) {
+                    self.attachments.entry(rid).or_default().push(Attachment {
+                        parent_index: pi,
+                        owner,
+                        listeners: attached,
+                    });
+                }
+                match accepted {
+                    None => {}
+                    Some(Ok(m)) => v.push(pc(Type::Accepted, true, Reason::Accepted, m)),
+                    Some(Err((reason, m))) => v.push(pc(Type::Accepted, false, reason, m)),
+                }
+                match &resolved {
+                    Ok(()) => v.push(pc(Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved".into())),
+                    Err((reason, m)) => v.push(pc(Type::ResolvedRefs, false, *reason, m.clone())),
+                }
+            }
+            self.conditions.insert(rid, v);
+        }
+    }
+
+    /// Attaches a route to the listeners a parentRef selects; counts `attachedRoutes`.
+    fn attach(
+        &mut self,
+        graph: &Graph,
+        (pid, ls): (ObjId, &[Slot]),
+        p: &ParentRef,
+        kind: &str,
+        rns: &str,
+        hostnames: &[String],
+    ) -> Result<String, (Reason, String)> {
+        let cands: Vec<&Slot> = ls
+            .iter()
+            .filter(|s| p.section_name.as_deref().is_none_or(|n| s.listener.name == n))
+            .filter(|s| p.port.is_none_or(|port| s.listener.port == port))
+            .collect();
+        if cands.is_empty() {
+            let what = match (&p.section_name, p.port) {
+                (Some(n), Some(port)) => format!("no listener named `{n}` on port {port}"),
+                (Some(n), None) => format!("no listener named `{n}`"),
+                (None, Some(port)) => format!("no listener on port {port}"),
+                (None, None) => "no listeners".into(),
+            };
+            return Err((Reason::NoMatchingParent, format!("{} has {what}", graph.obj(pid).to_ref())));
+        }
+        let has_hosts = matches!(kind, "HTTPRoute" | "GRPCRoute" | "TLSRoute");
+        let mut why_not = Vec::new();
+        let mut host_miss = Vec::new();
+        let mut notes = Vec::new();
+        let mut hit = Vec::new();
+        for s in &cands {
+            if !s.supported.iter().any(|k| k == kind) {
+                let mode = if s.listener.protocol == "TLS" {
+                    format!(" mode {}", tls_mode(&s.listener))
+                } else {
+                    String::new()
+                };
+                why_not.push(format!(
+                    "listener `{}` ({}{mode}) does not allow {kind} (supported: {})",
+                    s.listener.name,
+                    s.listener.protocol,
+                    if s.supported.is_empty() { "none".to_string() } else { s.supported.join(", ") }
+                ));
+                continue;
+            }
+            match namespace_allowed(graph, &s.listener, &s.namespace, rns) {
+                Err(m) => {
+                    why_not.push(m);
+                    continue;
+                }
+                Ok(Some(n)) => notes.push(n),
+                Ok(None) => {}
+            }
+            if has_hosts && !hostnames.is_empty() && s.listener.hostname.is_some() {
+                let lh = s.listener.hostname.as_deref();
+                if !hostnames.iter().any(|h| gateway_intersect(lh, h).is_some()) {
+                    host_miss.push(format!(
+                        "listener `{}` hostname {} does not intersect route hostnames {}",
+                        s.listener.name,
+                        lh.unwrap_or(""),
+                        hostnames.join(", ")
+                    ));
+                    continue;
+                }
+            }
+            if kind == "TLSRoute" && tls_mode(&s.listener) == "Terminate" {
+                self.pending_terminated.push(s.listener.name.clone());
+            }
+            hit.push(s.listener.name.clone());
+        }
+        if hit.is_empty() {
+            if !host_miss.is_empty() {
+                return Err((Reason::NoMatchingListenerHostname, host_miss.join("; ")));
+            }
+            return Err((Reason::NotAllowedByListeners, why_not.join("; ")));
+        }
+        for name in &hit {
+            if let Some(st) = self.listeners.get_mut(&(pid, name.clone())) {
+                st.attached_routes += 1;
+            }
+        }
+        self.pending_attached.clone_from(&hit);
+        let mut m = format!("attached to listener(s) {}", hit.join(", "));
+        for n in notes {
+            m.push_str("; ");
+            m.push_str(&n);
+        }
+        Ok(m)
+    }
+}
+
+fn namespace_allowed(graph: &Graph, l: &Listener, owner_ns: &str, route_ns: &str) -> Result<Option<String>, String> {
+    let ns = l.allowed_routes.as_ref().and_then(|a| a.namespaces.as_ref());
+    match ns.and_then(|n| n.from.as_deref()).unwrap_or("Same") {
+        "All" => Ok(None),
+        "Selector" => {
+            let sel = ns.and_then(|n| n.selector.clone()).unwrap_or_default();
+            match graph.namespace_labels(route_ns) {
+                Some(labels) if sel.matches(&labels) => Ok(None),
+                Some(_) => Err(format!(
+                    "listener `{}` allows routes from namespaces matching its selector; Namespace `{route_ns}` does not match",
+                    l.name
+                )),
+                None => Ok(Some(format!(
+                    "Namespace `{route_ns}` {NOT_IN_INVENTORY}: listener `{}`'s namespace selector was not evaluated",
+                    l.name
+                ))),
+            }
+        }
+        "Same" => {
+            if owner_ns == route_ns {
+                Ok(None)
+            } else {
+                Err(format!(
+                    "listener `{}` allows routes from its own namespace `{owner_ns}` only (from: Same), not `{route_ns}`",
+                    l.name
+                ))
+            }
+        }
+        other => Err(format!("listener `{}` has allowedRoutes.namespaces.from `{other}`", l.name)),
+    }
+}

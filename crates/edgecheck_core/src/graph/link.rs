@@ -1,0 +1,515 @@
+//! Building the edges: one function per ecosystem (Ingress, Gateway API, routes, Traefik, Services,
+//! cert-manager, External Secrets, Events, Argo CD), and the indexes they need (CRDs, Secret producers).
+
+use super::*;
+
+impl Graph {
+    pub(super) fn index_crds(&mut self) {
+        let mut crds = HashMap::new();
+        for (id, _, crd) in self.each::<views::Crd>() {
+            crds.insert(Kind { group: crd.spec.group.clone(), kind: crd.spec.names.kind.clone() }, id);
+        }
+        self.crds = crds;
+    }
+
+    pub(super) fn index_producers(&mut self) {
+        let mut p: HashMap<(String, String), Vec<ObjId>> = HashMap::new();
+        let mut add = |ns: &Option<String>, name: &str, id: ObjId| {
+            if let Some(ns) = ns {
+                if !name.is_empty() {
+                    p.entry((ns.clone(), name.to_string())).or_default().push(id);
+                }
+            }
+        };
+        for (id, o, c) in self.each::<views::Certificate>() {
+            add(&o.namespace, &c.spec.secret_name, id);
+        }
+        for (id, o, es) in self.each::<views::ExternalSecret>() {
+            add(&o.namespace, es.spec.target.name.as_deref().unwrap_or(&o.name), id);
+        }
+        for &id in self.ids(K::SEALED_SECRET) {
+            let o = self.obj(id);
+            let name = o.value.pointer("/spec/template/metadata/name").and_then(|v| v.as_str()).unwrap_or(&o.name);
+            add(&o.namespace, name, id);
+        }
+        for (id, o, ing) in self.each::<views::Ingress>() {
+            if CERT_MANAGER_SHIM.iter().any(|a| o.annotation(a).is_some()) {
+                for t in &ing.spec.tls {
+                    if let Some(s) = &t.secret_name {
+                        add(&o.namespace, s, id);
+                    }
+                }
+            }
+        }
+        for (id, o, gw) in self.each::<views::Gateway>() {
+            if CERT_MANAGER_SHIM.iter().any(|a| o.annotation(a).is_some()) {
+                for l in &gw.spec.listeners {
+                    for r in l.tls.iter().flat_map(|t| &t.certificate_refs) {
+                        let ns = r.namespace.clone().or_else(|| o.namespace.clone());
+                        add(&ns, &r.name, id);
+                    }
+                }
+            }
+        }
+        self.producers = p;
+    }
+
+    pub(super) fn push(
+        &mut self,
+        from: ObjId,
+        kind: EdgeKind,
+        target: (K, Option<&str>, &str),
+        field: String,
+    ) -> usize {
+        let (k, ns, name) = target;
+        let to = match self.find(k, ns, name) {
+            Some(id) => Target::Found(id),
+            None => Target::Missing(ObjectRef::new(k, ns, name)),
+        };
+        self.push_edge(Edge { from, kind, to, field, port: None, section: None, how: "" })
+    }
+
+    /// An edge to an object of a kind named at run time (`group`, `kind`), as parameter references do.
+    pub(super) fn push_dynamic(
+        &mut self,
+        from: ObjId,
+        kind: EdgeKind,
+        target: (&str, &str, Option<&str>, &str),
+        field: &str,
+    ) {
+        let (group, k, ns, name) = target;
+        let dynamic = Kind { group: group.to_string(), kind: k.to_string() };
+        let to = match self.find_kind(&dynamic, ns, name) {
+            Some(t) => Target::Found(t),
+            None => Target::Missing(ObjectRef {
+                api_version: Some(if group.is_empty() { "v1".into() } else { group.to_string() }),
+                kind: k.to_string(),
+                namespace: ns.map(str::to_string),
+                name: name.to_string(),
+            }),
+        };
+        self.push_edge(Edge { from, kind, to, field: field.into(), port: None, section: None, how: "" });
+    }
+
+    pub(super) fn push_edge(&mut self, e: Edge) -> usize {
+        let i = self.edges.len();
+        self.out[e.from.0].push(i);
+        if let Target::Found(t) = e.to {
+            self.inn[t.0].push(i);
+        }
+        self.edges.push(e);
+        i
+    }
+
+    pub(super) fn link(&mut self, apps: &[AppDir]) {
+        // The views are read while edges are added: lent out of the graph for the time, so that the
+        // linkers borrow them instead of cloning every view they read.
+        let views = std::mem::take(&mut self.views);
+        self.link_ingresses(&views);
+        self.link_gateways(&views);
+        self.link_routes(&views);
+        self.link_traefik(&views);
+        self.link_services(&views);
+        self.link_cert_manager(&views);
+        self.link_external_secrets(&views);
+        self.link_events(&views);
+        self.views = views;
+        self.link_applications(apps);
+    }
+
+    /// [`Graph::each`] over views lent out of the graph.
+    fn each_in<'s, 'v, T: ViewOf>(&'s self, views: &'v [View]) -> Vec<(ObjId, &'s Object, &'v T)> {
+        let mut ids: Vec<ObjId> = T::KINDS.iter().flat_map(|k| self.ids(*k).iter().copied()).collect();
+        ids.sort_unstable();
+        ids.into_iter().filter_map(|id| T::pick(&views[id.0]).map(|v| (id, self.obj(id), v))).collect()
+    }
+
+    fn link_ingresses(&mut self, views: &[View]) {
+        let default_class = self
+            .each_in::<views::IngressClass>(views)
+            .into_iter()
+            .find(|(_, o, _)| o.annotation("ingressclass.kubernetes.io/is-default-class") == Some("true"))
+            .map(|(_, o, _)| o.name.clone());
+        let classes: Vec<_> = self
+            .each_in::<views::IngressClass>(views)
+            .into_iter()
+            .map(|(id, _, c)| (id, c.spec.parameters.clone()))
+            .collect();
+        for (id, params) in classes {
+            if let Some(p) = params {
+                let (group, kind) = (p.api_group.unwrap_or_default(), p.kind.unwrap_or_default());
+                let ns = p.namespace.as_deref();
+                self.push_dynamic(id, EdgeKind::ClassParameters, (&group, &kind, ns, &p.name), "spec.parameters");
+            }
+        }
+        let ings: Vec<_> = self
+            .each_in::<views::Ingress>(views)
+            .into_iter()
+            .map(|(id, o, i)| {
+                let (class, field, how) = match crate::ingress::class_name(o, i) {
+                    Some(c) => (Some(c.name.to_string()), c.field, c.how),
+                    None => (default_class.clone(), "spec", "default"),
+                };
+                (id, o.namespace.clone(), i, class, field, how)
+            })
+            .collect();
+        for (id, ns, ing, class, field, how) in ings {
+            if let Some(c) = class {
+                let e = self.push(id, EdgeKind::IngressClass, (K::INGRESS_CLASS, None, &c), field.into());
+                self.edges[e].how = how;
+            }
+            for (path, b, _) in ing.backends() {
+                if let Some((svc, port)) = b.service_ref() {
+                    let e = self.push(
+                        id,
+                        EdgeKind::Backend,
+                        (K::SERVICE, ns.as_deref(), &svc),
+                        format!("{path}.service.name"),
+                    );
+                    self.edges[e].port = port;
+                    if b.service.is_none() {
+                        self.edges[e].field = format!("{path}.serviceName");
+                    }
+                }
+            }
+            for (i, t) in ing.spec.tls.iter().enumerate() {
+                if let Some(s) = &t.secret_name {
+                    self.push(
+                        id,
+                        EdgeKind::TlsSecret,
+                        (K::SECRET, ns.as_deref(), s),
+                        format!("spec.tls[{i}].secretName"),
+                    );
+                }
+            }
+        }
+    }
+
+    fn link_gateways(&mut self, views: &[View]) {
+        let gws: Vec<_> =
+            self.each_in::<views::Gateway>(views).into_iter().map(|(id, o, g)| (id, o.namespace.clone(), g)).collect();
+        for (id, ns, gw) in gws {
+            if !gw.spec.gateway_class_name.is_empty() {
+                self.push(
+                    id,
+                    EdgeKind::GatewayClass,
+                    (K::GATEWAY_CLASS, None, &gw.spec.gateway_class_name),
+                    "spec.gatewayClassName".into(),
+                );
+            }
+            for (li, l) in gw.spec.listeners.iter().enumerate() {
+                for (ci, r) in l.tls.iter().flat_map(|t| t.certificate_refs.iter()).enumerate() {
+                    let is_secret = r.kind.as_deref().unwrap_or("Secret") == "Secret"
+                        && r.group.as_deref().unwrap_or("").is_empty();
+                    if !is_secret {
+                        continue;
+                    }
+                    let rns = r.namespace.clone().or_else(|| ns.clone());
+                    let e = self.push(
+                        id,
+                        EdgeKind::TlsSecret,
+                        (K::SECRET, rns.as_deref(), &r.name),
+                        format!("spec.listeners[{li}].tls.certificateRefs[{ci}]"),
+                    );
+                    self.edges[e].section = Some(l.name.clone());
+                }
+            }
+        }
+        let classes: Vec<_> = self
+            .each_in::<views::GatewayClass>(views)
+            .into_iter()
+            .map(|(id, _, c)| (id, c.spec.parameters_ref.clone()))
+            .collect();
+        for (id, p) in classes {
+            if let Some(p) = p {
+                let (group, kind) = (p.group.unwrap_or_default(), p.kind.unwrap_or_default());
+                let ns = p.namespace.as_deref();
+                self.push_dynamic(id, EdgeKind::ClassParameters, (&group, &kind, ns, &p.name), "spec.parametersRef");
+            }
+        }
+        let sets: Vec<_> = self
+            .each_in::<views::ListenerSet>(views)
+            .into_iter()
+            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.parent_ref.clone()))
+            .collect();
+        for (id, ns, p) in sets {
+            let pns = p.namespace.clone().or(ns);
+            self.push(id, EdgeKind::ParentRef, (K::GATEWAY, pns.as_deref(), &p.name), "spec.parentRef".into());
+        }
+    }
+
+    fn link_routes(&mut self, views: &[View]) {
+        let routes: Vec<_> =
+            self.each_in::<views::Route>(views).into_iter().map(|(id, o, r)| (id, o.namespace.clone(), r)).collect();
+        for (id, ns, r) in routes {
+            for (i, p) in r.spec.parent_refs.iter().enumerate() {
+                let kind = p.kind.as_deref().unwrap_or("Gateway");
+                let group = p.group.as_deref().unwrap_or("gateway.networking.k8s.io");
+                let pns = p.namespace.clone().or_else(|| ns.clone());
+                let target = if kind == "Gateway" && group == "gateway.networking.k8s.io" {
+                    K::GATEWAY
+                } else if kind == "ListenerSet" || kind == "XListenerSet" {
+                    if group == K::LISTENER_SET.group {
+                        K::LISTENER_SET
+                    } else {
+                        K::LISTENER_SET_STD
+                    }
+                } else {
+                    continue;
+                };
+                let e = self.push(
+                    id,
+                    EdgeKind::ParentRef,
+                    (target, pns.as_deref(), &p.name),
+                    format!("spec.parentRefs[{i}]"),
+                );
+                self.edges[e].section = p.section_name.clone();
+                self.edges[e].port = p.port.map(PortRef::Number);
+            }
+            for (ri, rule) in r.spec.rules.iter().enumerate() {
+                for (bi, b) in rule.backend_refs.iter().enumerate() {
+                    let is_service = b.kind.as_deref().unwrap_or("Service") == "Service"
+                        && b.group.as_deref().unwrap_or("").is_empty();
+                    if !is_service {
+                        continue;
+                    }
+                    let bns = b.namespace.clone().or_else(|| ns.clone());
+                    let e = self.push(
+                        id,
+                        EdgeKind::Backend,
+                        (K::SERVICE, bns.as_deref(), &b.name),
+                        format!("spec.rules[{ri}].backendRefs[{bi}]"),
+                    );
+                    self.edges[e].port = b.port.map(PortRef::Number);
+                }
+            }
+        }
+    }
+
+    fn link_traefik(&mut self, views: &[View]) {
+        let routes: Vec<_> = self
+            .each_in::<views::TraefikRoute>(views)
+            .into_iter()
+            .map(|(id, o, r)| (id, o.namespace.clone(), r))
+            .collect();
+        for (id, ns, r) in routes {
+            for (ri, rule) in r.spec.routes.iter().enumerate() {
+                for (si, s) in rule.services.iter().enumerate() {
+                    if s.kind.as_deref().unwrap_or("Service") != "Service" {
+                        continue;
+                    }
+                    let sns = s.namespace.clone().or_else(|| ns.clone());
+                    let e = self.push(
+                        id,
+                        EdgeKind::Backend,
+                        (K::SERVICE, sns.as_deref(), &s.name),
+                        format!("spec.routes[{ri}].services[{si}]"),
+                    );
+                    self.edges[e].port = s.port.clone();
+                }
+            }
+            if let Some(tls) = &r.spec.tls {
+                if let Some(s) = &tls.secret_name {
+                    self.push(id, EdgeKind::TlsSecret, (K::SECRET, ns.as_deref(), s), "spec.tls.secretName".into());
+                }
+                if let Some(opt) = &tls.options {
+                    let ons = opt.namespace.clone().or_else(|| ns.clone());
+                    let group_new = self.obj(id).kind.group == "traefik.io";
+                    let k = if group_new { K::TRAEFIK_TLS_OPTION } else { K::TRAEFIK_OLD_TLS_OPTION };
+                    // Either group's TLSOption serves: Traefik v2 and v3 read both.
+                    let other = if group_new { K::TRAEFIK_OLD_TLS_OPTION } else { K::TRAEFIK_TLS_OPTION };
+                    let k = if self.find(k, ons.as_deref(), &opt.name).is_none()
+                        && self.find(other, ons.as_deref(), &opt.name).is_some()
+                    {
+                        other
+                    } else {
+                        k
+                    };
+                    self.push(id, EdgeKind::TlsOption, (k, ons.as_deref(), &opt.name), "spec.tls.options.name".into());
+                }
+            }
+        }
+    }
+
+    fn link_services(&mut self, views: &[View]) {
+        // Index pod templates by (namespace, label key, label value) so that a selector looks at
+        // candidates only.
+        let mut by_label: HashMap<(String, String, String), Vec<ObjId>> = HashMap::new();
+        for (id, o, w) in self.each_in::<views::Workload>(views) {
+            let Some(ns) = &o.namespace else { continue };
+            for (k, v) in &w.labels {
+                by_label.entry((ns.clone(), k.clone(), v.clone())).or_default().push(id);
+            }
+        }
+        let svcs: Vec<_> = self
+            .each_in::<views::Service>(views)
+            .into_iter()
+            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.selector.as_ref()))
+            .collect();
+        for (id, ns, selector) in svcs {
+            let (Some(ns), Some(sel)) = (ns, selector) else {
+                continue;
+            };
+            let Some((k0, v0)) = sel.iter().next() else {
+                continue;
+            };
+            let candidates = by_label.get(&(ns.clone(), k0.clone(), v0.clone())).map_or(&[][..], Vec::as_slice);
+            for &w in candidates {
+                let labels = views::Workload::pick(&views[w.0]).map(|w| &w.labels);
+                if labels.is_some_and(|l| sel.iter().all(|(k, v)| l.get(k) == Some(v))) {
+                    self.push_edge(Edge {
+                        from: id,
+                        kind: EdgeKind::Selects,
+                        to: Target::Found(w),
+                        field: "spec.selector".into(),
+                        port: None,
+                        section: None,
+                        how: "",
+                    });
+                }
+            }
+        }
+    }
+
+    fn link_cert_manager(&mut self, views: &[View]) {
+        let certs: Vec<_> = self
+            .each_in::<views::Certificate>(views)
+            .into_iter()
+            .map(|(id, o, c)| (id, o.namespace.clone(), c))
+            .collect();
+        for (id, ns, c) in certs {
+            if !c.spec.secret_name.is_empty() {
+                self.push(
+                    id,
+                    EdgeKind::CertificateSecret,
+                    (K::SECRET, ns.as_deref(), &c.spec.secret_name),
+                    "spec.secretName".into(),
+                );
+            }
+            let r = &c.spec.issuer_ref;
+            let group = r.group.as_deref().unwrap_or("cert-manager.io");
+            if !r.name.is_empty() && group == "cert-manager.io" {
+                let k = if r.kind.as_deref() == Some("ClusterIssuer") { K::CLUSTER_ISSUER } else { K::ISSUER };
+                self.push(id, EdgeKind::Issuer, (k, ns.as_deref(), &r.name), "spec.issuerRef.name".into());
+            }
+        }
+        let issuers: Vec<_> = self.each_in::<views::Issuer>(views).into_iter().map(|(id, _, i)| (id, i)).collect();
+        for (id, i) in issuers {
+            for (si, s) in i.spec.acme.iter().flat_map(|a| a.solvers.iter()).enumerate() {
+                if let Some(ing) = s.http01.as_ref().and_then(|h| h.ingress.as_ref()) {
+                    if let Some(c) = &ing.ingress_class_name {
+                        self.push(
+                            id,
+                            EdgeKind::SolverClass,
+                            (K::INGRESS_CLASS, None, c),
+                            format!("spec.acme.solvers[{si}].http01.ingress.ingressClassName"),
+                        );
+                    } else if let Some(c) = &ing.class {
+                        let e = self.push(
+                            id,
+                            EdgeKind::SolverClass,
+                            (K::INGRESS_CLASS, None, c),
+                            format!("spec.acme.solvers[{si}].http01.ingress.class"),
+                        );
+                        self.edges[e].how = "annotation";
+                    }
+                }
+            }
+        }
+    }
+
+    fn link_external_secrets(&mut self, views: &[View]) {
+        let ess: Vec<_> = self
+            .each_in::<views::ExternalSecret>(views)
+            .into_iter()
+            .map(|(id, o, e)| (id, o.namespace.clone(), o.name.clone(), e))
+            .collect();
+        for (id, ns, name, es) in ess {
+            let r = &es.spec.secret_store_ref;
+            if !r.name.is_empty() {
+                let k = if r.kind.as_deref() == Some("ClusterSecretStore") {
+                    K::CLUSTER_SECRET_STORE
+                } else {
+                    K::SECRET_STORE
+                };
+                self.push(id, EdgeKind::SecretStore, (k, ns.as_deref(), &r.name), "spec.secretStoreRef.name".into());
+            }
+            let target = es.spec.target.name.clone().unwrap_or(name);
+            self.push(id, EdgeKind::SecretTarget, (K::SECRET, ns.as_deref(), &target), "spec.target".into());
+        }
+    }
+
+    fn link_events(&mut self, views: &[View]) {
+        let evs: Vec<_> = self
+            .each_in::<views::Event>(views)
+            .into_iter()
+            .filter_map(|(id, o, e)| e.subject().cloned().map(|s| (id, o.namespace.clone(), s)))
+            .collect();
+        for (id, ns, s) in evs {
+            let api = s.api_version.clone().unwrap_or_default();
+            let kind = if api.is_empty() {
+                K::KNOWN
+                    .iter()
+                    .find(|k| k.kind == s.kind)
+                    .map_or(Kind { group: String::new(), kind: s.kind.clone() }, |k| k.to_kind())
+            } else {
+                Kind::from_api_version(&api, &s.kind)
+            };
+            let sns = s.namespace.clone().or(ns);
+            let to = match self.find_kind(&kind, sns.as_deref(), &s.name) {
+                Some(t) => Target::Found(t),
+                None => Target::Missing(ObjectRef {
+                    api_version: s.api_version.clone(),
+                    kind: s.kind.clone(),
+                    namespace: sns,
+                    name: s.name.clone(),
+                }),
+            };
+            self.push_edge(Edge {
+                from: id,
+                kind: EdgeKind::Involves,
+                to,
+                field: "involvedObject".into(),
+                port: None,
+                section: None,
+                how: "",
+            });
+        }
+    }
+
+    fn link_applications(&mut self, apps: &[AppDir]) {
+        if apps.is_empty() {
+            return;
+        }
+        let mut files: Vec<(usize, &str, ObjId)> = self
+            .objects
+            .iter()
+            .enumerate()
+            .filter_map(|(i, o)| o.source.repo_path.as_ref().map(|(r, p)| (*r, p.as_str(), ObjId(i))))
+            .collect();
+        files.sort_unstable();
+        let mut new_edges = Vec::new();
+        for a in apps {
+            let start = files.partition_point(|(r, p, _)| (*r, *p) < (a.repo, a.dir.as_str()));
+            for (r, p, id) in &files[start..] {
+                if *r != a.repo || !under(p, &a.dir) {
+                    break;
+                }
+                if *id != a.id {
+                    new_edges.push(Edge {
+                        from: a.id,
+                        kind: EdgeKind::Manages,
+                        to: Target::Found(*id),
+                        field: a.field.clone(),
+                        port: None,
+                        section: None,
+                        how: "",
+                    });
+                }
+            }
+        }
+        for e in new_edges {
+            self.push_edge(e);
+        }
+    }
+}

@@ -1,0 +1,395 @@
+//! The reference graph: typed views of every object and the edges between them, resolved once.
+//!
+//! A reference whose target is not in the inventory is an edge to [`Target::Missing`], which is
+//! itself evidence; checks decide whether that absence matters (see `CheckContext::absence`).
+
+use std::collections::{BTreeMap, HashMap};
+
+use rayon::prelude::*;
+
+use crate::check::Options;
+use crate::inventory::{Inventory, LoadProblem, RepoInfo};
+use crate::kind::{Kind, K};
+use crate::object::{Object, ObjectRef};
+use crate::views::{self, PortRef, View, ViewOf};
+
+/// Index of an object in the graph.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct ObjId(pub usize);
+
+/// Where an edge ends.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// The object is in the inventory.
+    Found(ObjId),
+    /// It is not: here is what was named.
+    Missing(ObjectRef),
+}
+
+impl Target {
+    /// The object, when found.
+    pub fn found(&self) -> Option<ObjId> {
+        match self {
+            Target::Found(id) => Some(*id),
+            Target::Missing(_) => None,
+        }
+    }
+}
+
+/// What a reference means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum EdgeKind {
+    /// Ingress → IngressClass (explicit, annotation or default; see [`Edge::how`]).
+    IngressClass,
+    /// IngressClass / GatewayClass → its parameters object (AlbConfig, CiliumGatewayClassConfig, ...).
+    ClassParameters,
+    /// Route / Ingress / IngressRoute → Service (with [`Edge::port`]).
+    Backend,
+    /// Ingress tls / Gateway listener / IngressRoute tls → Secret (listener in [`Edge::section`]).
+    TlsSecret,
+    /// IngressRoute → TLSOption.
+    TlsOption,
+    /// Route → Gateway (with [`Edge::section`] and [`Edge::port`]); ListenerSet → Gateway.
+    ParentRef,
+    /// Gateway → GatewayClass.
+    GatewayClass,
+    /// Service → workload whose pod template its selector matches.
+    Selects,
+    /// Certificate → the Secret it writes.
+    CertificateSecret,
+    /// Certificate → Issuer / ClusterIssuer.
+    Issuer,
+    /// Issuer → IngressClass of an HTTP-01 solver.
+    SolverClass,
+    /// ExternalSecret → SecretStore / ClusterSecretStore.
+    SecretStore,
+    /// ExternalSecret → the Secret it writes.
+    SecretTarget,
+    /// Application → an object loaded from its source path in the linted checkout.
+    Manages,
+    /// Event → the object it is about.
+    Involves,
+}
+
+/// A resolved reference.
+#[derive(Debug, Clone)]
+pub struct Edge {
+    /// The referring object.
+    pub from: ObjId,
+    /// What the reference means.
+    pub kind: EdgeKind,
+    /// The referred object, or what was named.
+    pub to: Target,
+    /// The field of `from` that holds the reference (for file:line).
+    pub field: String,
+    /// Port named by the reference (backends, parentRefs).
+    pub port: Option<PortRef>,
+    /// Section: listener name (parentRef `sectionName`, the listener of a certificateRef).
+    pub section: Option<String>,
+    /// How it was resolved, where there are several ways (`ingressClassName`, `annotation`, `default`).
+    pub how: &'static str,
+}
+
+/// Objects, their views, and the edges between them.
+pub struct Graph {
+    /// The objects (index = [`ObjId`]).
+    pub objects: Vec<Object>,
+    /// Views, parallel to `objects`.
+    pub views: Vec<View>,
+    /// Objects whose view could not be built: a field of the wrong type.
+    pub view_errors: Vec<(ObjId, views::SchemaError)>,
+    /// Load problems, passed through from the inventory.
+    pub problems: Vec<LoadProblem>,
+    /// Documents skipped as not Kubernetes objects.
+    pub skipped_documents: usize,
+    /// Templates skipped: Helm chart template files, documents with template directives.
+    pub skipped_templates: usize,
+    /// Files read.
+    pub files: usize,
+    /// Git checkouts linted.
+    pub repos: Vec<RepoInfo>,
+    /// The inventory is a full dump of a cluster.
+    pub complete: bool,
+    /// Namespace objects default to.
+    pub default_namespace: String,
+    /// Duplicates: later occurrences and the first one.
+    pub duplicates: Vec<(ObjId, ObjId)>,
+    /// Node configuration documents (k3s config files), passed through from the inventory.
+    pub node_configs: Vec<crate::inventory::NodeConfig>,
+    /// Kinds a live scan could not list, passed through from the inventory.
+    pub unchecked: Vec<crate::inventory::Unchecked>,
+    /// First occurrences by a hash of (kind, namespace, name): the objects hold the keys, so the index
+    /// does not copy them (see [`find_in`]).
+    index: HashMap<u64, ObjId>,
+    /// Further objects whose key hashes like an indexed object's but differs (rare).
+    index_collisions: HashMap<u64, Vec<ObjId>>,
+    by_kind: HashMap<Kind, Vec<ObjId>>,
+    ns_count: HashMap<Kind, HashMap<String, usize>>,
+    edges: Vec<Edge>,
+    out: Vec<Vec<usize>>,
+    inn: Vec<Vec<usize>>,
+    producers: HashMap<(String, String), Vec<ObjId>>,
+    crds: HashMap<Kind, ObjId>,
+    namespace_explicit: Vec<bool>,
+    unseen: std::collections::HashSet<String>,
+    build_tops: Vec<Vec<usize>>,
+    app_dirs: Vec<(usize, String)>,
+}
+
+/// The hash [`Graph`]'s index keys objects by.
+fn key_hash(kind: &Kind, namespace: Option<&str>, name: &str) -> u64 {
+    use std::hash::{Hash as _, Hasher as _};
+    let mut h = std::hash::DefaultHasher::new();
+    kind.hash(&mut h);
+    namespace.hash(&mut h);
+    name.hash(&mut h);
+    h.finish()
+}
+
+/// The indexed object whose (kind, namespace, name) is `key`, `hash` being its [`key_hash`].
+fn find_in(
+    objects: &[Object],
+    index: &HashMap<u64, ObjId>,
+    collisions: &HashMap<u64, Vec<ObjId>>,
+    hash: u64,
+    key: (&Kind, Option<&str>, &str),
+) -> Option<ObjId> {
+    let (kind, ns, name) = key;
+    let is = |id: &ObjId| {
+        let o = &objects[id.0];
+        o.kind == *kind && o.namespace.as_deref() == ns && o.name == name
+    };
+    index.get(&hash).copied().filter(is).or_else(|| collisions.get(&hash)?.iter().copied().find(is))
+}
+
+const CERT_MANAGER_SHIM: &[&str] =
+    &["cert-manager.io/cluster-issuer", "cert-manager.io/issuer", "cert-manager.io/issuer-name"];
+
+impl Graph {
+    /// Builds the graph: views, namespaces, indexes, edges.
+    pub fn build(inventory: Inventory, options: &Options) -> Graph {
+        let Inventory {
+            mut objects,
+            problems,
+            skipped_documents,
+            skipped_templates,
+            files,
+            repos,
+            builds,
+            node_configs,
+            unchecked,
+        } = inventory;
+        let mut views = Vec::with_capacity(objects.len());
+        let mut view_errors = Vec::new();
+        // Views are independent of each other: built in parallel, kept in object order.
+        let built: Vec<Result<View, views::SchemaError>> =
+            objects.par_iter().map(|o| View::build(&o.kind, &o.value)).collect();
+        for (i, b) in built.into_iter().enumerate() {
+            match b {
+                Ok(v) => views.push(v),
+                Err(e) => {
+                    let o = &objects[i];
+                    let workload = <views::Workload as ViewOf>::KINDS.iter().any(|k| o.is(*k));
+                    let e = match (e.path.as_str(), workload) {
+                        (".", true) => views::Workload::template_error(&o.value).unwrap_or(e),
+                        _ => e,
+                    };
+                    view_errors.push((ObjId(i), e));
+                    views.push(View::Other);
+                }
+            }
+        }
+        let complete = options.complete.unwrap_or_else(|| {
+            !objects.is_empty() && objects.iter().all(Object::is_live) && objects.iter().any(|o| o.is(K::NAMESPACE))
+        });
+
+        // Namespaces: the one a build forces (Flux targetNamespace, the outermost kustomization's
+        // `namespace:`), else explicit, else the kustomization of the file's directory, else the
+        // destination of the Application whose path holds the file, else the default.
+        let namespace_explicit: Vec<bool> = objects.iter().map(|o| o.namespace.is_some()).collect();
+        let apps = application_dirs(&objects, &views, &repos);
+        let mut from_builds = crate::namespaces::resolve(&objects, &builds);
+        let build_tops: Vec<Vec<usize>> = from_builds.iter_mut().map(|b| std::mem::take(&mut b.tops)).collect();
+        let app_dirs: Vec<(usize, String)> = apps.iter().map(|a| (a.repo, a.dir.clone())).collect();
+        for (o, b) in objects.iter_mut().zip(from_builds) {
+            if !o.kind.namespaced() {
+                o.namespace = None;
+                // kustomize renames a Namespace object to the namespace it sets.
+                if let (true, Some(ns)) = (o.is(K::NAMESPACE), b.forced) {
+                    o.name = ns;
+                }
+                continue;
+            }
+            if let Some(ns) = b.forced {
+                o.namespace = Some(ns);
+                continue;
+            }
+            if o.namespace.is_some() {
+                continue;
+            }
+            let rp = o.source.repo_path.as_ref();
+            let from_app = rp.and_then(|(repo, path)| {
+                apps.iter()
+                    .filter(|a| a.repo == *repo && under(path, &a.dir))
+                    .max_by_key(|a| a.dir.len())
+                    .and_then(|a| a.namespace.clone())
+            });
+            o.namespace = Some(b.dir_default.or(from_app).unwrap_or_else(|| options.default_namespace.clone()));
+        }
+
+        let mut g = Graph {
+            views,
+            view_errors,
+            problems,
+            skipped_documents,
+            skipped_templates,
+            files,
+            repos,
+            complete,
+            default_namespace: options.default_namespace.clone(),
+            duplicates: Vec::new(),
+            node_configs,
+            unchecked,
+            index: HashMap::with_capacity(objects.len()),
+            index_collisions: HashMap::new(),
+            by_kind: HashMap::new(),
+            ns_count: HashMap::new(),
+            // About one reference per object is usual; a vector grown by doubling from empty is copied
+            // into ever larger fresh allocations.
+            edges: Vec::with_capacity(objects.len()),
+            out: vec![Vec::new(); objects.len()],
+            inn: vec![Vec::new(); objects.len()],
+            producers: HashMap::new(),
+            crds: HashMap::new(),
+            namespace_explicit,
+            unseen: Default::default(),
+            build_tops,
+            app_dirs,
+            objects,
+        };
+        for (i, o) in g.objects.iter().enumerate() {
+            let (ns, h) = (o.namespace.as_deref(), key_hash(&o.kind, o.namespace.as_deref(), &o.name));
+            if let Some(first) = find_in(&g.objects, &g.index, &g.index_collisions, h, (&o.kind, ns, &o.name)) {
+                g.duplicates.push((ObjId(i), first));
+                continue;
+            }
+            match g.index.entry(h) {
+                std::collections::hash_map::Entry::Vacant(e) => {
+                    e.insert(ObjId(i));
+                }
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    g.index_collisions.entry(h).or_default().push(ObjId(i))
+                }
+            }
+            match g.by_kind.get_mut(&o.kind) {
+                Some(ids) => ids.push(ObjId(i)),
+                None => {
+                    g.by_kind.insert(o.kind.clone(), vec![ObjId(i)]);
+                }
+            }
+            if let Some(ns) = &o.namespace {
+                let per_ns = match g.ns_count.get_mut(&o.kind) {
+                    Some(m) => m,
+                    None => g.ns_count.entry(o.kind.clone()).or_default(),
+                };
+                match per_ns.get_mut(ns.as_str()) {
+                    Some(n) => *n += 1,
+                    None => {
+                        per_ns.insert(ns.clone(), 1);
+                    }
+                }
+            }
+        }
+        g.index_crds();
+        g.index_producers();
+        g.link(&apps);
+        g.unseen = g.unseen_namespaces(&apps);
+        g
+    }
+
+    /// Namespaces that something in the inputs fills with objects the inputs do not hold: an Argo CD
+    /// Application rendering a Helm chart, or a path outside the linted files; a Flux HelmRelease.
+    fn unseen_namespaces(&self, apps: &[AppDir]) -> std::collections::HashSet<String> {
+        let mut out = std::collections::HashSet::new();
+        let mut loaded_dirs: Option<std::collections::HashSet<&str>> = None;
+        let resolved: std::collections::HashMap<(ObjId, &str), &AppDir> =
+            apps.iter().map(|a| ((a.id, a.field.as_str()), a)).collect();
+        for (id, _, app) in self.each::<views::Application>() {
+            let Some(ns) = app.spec.destination.namespace.as_deref().filter(|n| !n.is_empty()) else {
+                continue;
+            };
+            for (field, s) in app.spec.all_sources() {
+                if s.chart.is_none() && s.path.is_none() {
+                    continue; // a `ref` source: values only
+                }
+                let in_repo = resolved.get(&(id, format!("{field}.path").as_str())).copied();
+                let unseen = match (&s.chart, in_repo, &s.path) {
+                    (Some(_), _, _) => true,
+                    (None, Some(a), _) => self.repos[a.repo].files.contains(&format!("{}/Chart.yaml", a.dir)),
+                    // Not resolved to a checkout: seen when manifests were loaded from a directory
+                    // ending in that path.
+                    (None, None, Some(path)) => {
+                        let rel = normalize_rel_path(path);
+                        // Every trailing run of segments of every directory manifests came from.
+                        let dirs = loaded_dirs.get_or_insert_with(|| {
+                            let mut set = std::collections::HashSet::new();
+                            for f in self.objects.iter().filter_map(|o| o.source.file.as_deref()) {
+                                let d = f.rsplit_once('/').map_or("", |(d, _)| d);
+                                if !set.insert(d) {
+                                    continue;
+                                }
+                                for (i, _) in d.match_indices('/') {
+                                    set.insert(&d[i + 1..]);
+                                }
+                            }
+                            set
+                        });
+                        rel.is_empty() || !dirs.contains(rel.as_str())
+                    }
+                    (None, None, None) => false,
+                };
+                if unseen {
+                    out.insert(ns.to_string());
+                }
+            }
+        }
+        for o in &self.objects {
+            if o.kind.group == "helm.toolkit.fluxcd.io" && o.kind.kind == "HelmRelease" {
+                let target = o.value.pointer("/spec/targetNamespace").and_then(serde_json::Value::as_str);
+                if let Some(ns) = target.or(o.namespace.as_deref()) {
+                    out.insert(ns.to_string());
+                }
+            }
+        }
+        out
+    }
+}
+
+mod link;
+mod query;
+mod repo;
+
+pub(crate) use repo::under;
+use repo::{application_dirs, AppDir};
+pub use repo::{normalize_rel_path, normalize_repo_url};
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repo_urls_normalise() {
+        let a = normalize_repo_url("https://github.com/acme/platform.git");
+        assert_eq!(a, "github.com/acme/platform");
+        assert_eq!(normalize_repo_url("git@github.com:acme/platform.git"), a);
+        assert_eq!(normalize_repo_url("ssh://git@github.com/acme/platform/"), a);
+        assert_eq!(normalize_repo_url("ssh://git@github.com:22/acme/platform"), a);
+        assert_ne!(normalize_repo_url("https://github.com/acme/other"), a);
+        assert_eq!(normalize_rel_path("./apps/shop/"), "apps/shop");
+        assert_eq!(normalize_rel_path("."), "");
+        assert!(under("apps/shop/x.yaml", "apps/shop"));
+        assert!(!under("apps/shopping/x.yaml", "apps/shop"));
+        assert!(under("x.yaml", ""));
+    }
+}

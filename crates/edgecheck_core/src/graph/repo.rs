@@ -1,0 +1,85 @@
+//! Where Argo CD Applications point in a linted checkout: repository URLs and paths compared as Argo CD
+//! compares them.
+
+use super::*;
+
+/// An Application source resolved to a directory of a linted checkout.
+#[derive(Debug, Clone)]
+pub(super) struct AppDir {
+    pub(super) id: ObjId,
+    pub(super) repo: usize,
+    pub(super) dir: String,
+    pub(super) field: String,
+    pub(super) namespace: Option<String>,
+}
+
+/// Normalises a git URL for comparison: no scheme, no user, no trailing `.git` or `/`, `host/path`
+/// for scp-like `git@host:path`.
+pub fn normalize_repo_url(url: &str) -> String {
+    let mut u = url.trim().to_ascii_lowercase();
+    if let Some(i) = u.find("://") {
+        u = u[i + 3..].to_string();
+    } else if let Some((userhost, path)) = u.split_once(':') {
+        if !userhost.contains('/') {
+            u = format!("{userhost}/{path}");
+        }
+    }
+    if let Some(i) = u.find('@') {
+        if u[..i].find('/').is_none() {
+            u = u[i + 1..].to_string();
+        }
+    }
+    // host:port → host
+    if let Some((host, rest)) = u.split_once('/') {
+        if let Some((h, port)) = host.split_once(':') {
+            if port.bytes().all(|b| b.is_ascii_digit()) {
+                u = format!("{h}/{rest}");
+            }
+        }
+    }
+    let u = u.trim_end_matches('/');
+    u.strip_suffix(".git").unwrap_or(u).trim_end_matches('/').to_string()
+}
+
+/// Normalises a repository-relative path: no leading `./` or `/`, no trailing `/`; `.` is the root.
+pub fn normalize_rel_path(p: &str) -> String {
+    let p = p.trim().trim_start_matches("./").trim_start_matches('/').trim_end_matches('/');
+    if p == "." {
+        String::new()
+    } else {
+        p.to_string()
+    }
+}
+
+pub(crate) fn under(path: &str, dir: &str) -> bool {
+    dir.is_empty() || (path.starts_with(dir) && path.as_bytes().get(dir.len()) == Some(&b'/'))
+}
+
+pub(super) fn application_dirs(objects: &[Object], views: &[View], repos: &[RepoInfo]) -> Vec<AppDir> {
+    let mut out = Vec::new();
+    if repos.is_empty() {
+        return out;
+    }
+    for (i, (o, v)) in objects.iter().zip(views).enumerate() {
+        let Some(app) = views::Application::pick(v) else {
+            continue;
+        };
+        for (field, s) in app.spec.all_sources() {
+            let Some(path) = &s.path else { continue };
+            let url = normalize_repo_url(&s.repo_url);
+            for (ri, r) in repos.iter().enumerate() {
+                if r.remotes.iter().any(|rem| normalize_repo_url(rem) == url) {
+                    out.push(AppDir {
+                        id: ObjId(i),
+                        repo: ri,
+                        dir: normalize_rel_path(path),
+                        field: format!("{field}.path"),
+                        namespace: app.spec.destination.namespace.clone(),
+                    });
+                }
+            }
+            let _ = o;
+        }
+    }
+    out
+}

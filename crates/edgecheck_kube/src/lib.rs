@@ -212,8 +212,11 @@ async fn config(options: &ScanOptions) -> Result<(Config, String), ScanError> {
 async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
     let (mut cfg, cluster) = config(options).await?;
     let timeout = options.timeout.unwrap_or(Duration::from_secs(30));
-    cfg.connect_timeout = Some(timeout);
-    cfg.read_timeout = Some(timeout);
+    // One deadline per request (ApiGet::get) bounds connect, headers and body; kube's own timeouts
+    // would race it with vaguer messages (and its read timeout restarts on every byte).
+    cfg.connect_timeout = None;
+    cfg.read_timeout = None;
+    cfg.write_timeout = None;
     let server = cfg.cluster_url.to_string().trim_end_matches('/').to_string();
     let default_namespace = options.namespace.clone().unwrap_or_else(|| cfg.default_namespace.clone());
     let client = Client::try_from(cfg).map_err(|e| ScanError::Config(e.to_string()))?;

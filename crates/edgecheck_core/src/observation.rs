@@ -134,6 +134,8 @@ pub enum HandshakeOutcome {
     NotTls,
     /// The server sent a TLS alert (handshake failure, protocol version, no common cipher).
     Alert,
+    /// A handshake message (the certificate chain) is larger than clients accept.
+    TooLarge,
     /// Any other error.
     Error,
 }

@@ -1,24 +1,29 @@
 //! Loads live objects from a Kubernetes cluster into an edgecheck [`Inventory`], read-only.
 //!
-//! Only GET requests: discovery (`/api`, `/apis` and each group version of the groups edgecheck knows),
-//! then `list` of every kind of [`K::KNOWN`] that the cluster serves, in its preferred served version,
-//! in parallel, paginated (`limit`/`continue`), each with a timeout. A kind the server refuses (403) or
-//! that fails is recorded in [`Inventory::unchecked`] — unknown, never absent. Secret values are
-//! summarised and dropped as the file loader does ([`edgecheck_load::object_from_live_value`]).
+//! Only GET requests: discovery (`/api`, `/apis` and the preferred version of each group edgecheck
+//! knows), then `list` of every kind of [`K::KNOWN`] that the cluster serves, in that version, in
+//! parallel, paginated (`limit`/`continue`). Every request has one deadline for all of it (connect,
+//! headers, body), every answer a byte cap, every kind a cap on pages and objects, and a repeated
+//! continue token ends its list ([`Limits`]). A kind the server refuses (403), that fails or that
+//! exceeds a bound is recorded in [`Inventory::unchecked`] — unknown, never absent; when every kind
+//! fails the scan is an error ([`ScanError::NothingListed`]). Items are summarised as each is parsed
+//! ([`edgecheck_load::object_from_live_value`]: Secret values dropped), never held twice.
 //!
 //! This is its own crate (not a feature of `edgecheck_load`) so the file loader and the check engine
 //! stay free of tokio, hyper and rustls; only the CLI links it.
 
-use std::collections::BTreeSet;
+mod page;
+
+use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use edgecheck_core::kind::K;
 use edgecheck_core::{Inventory, Kind, Unchecked};
 use futures::StreamExt as _;
-use kube::api::{Api, DynamicObject, ListParams};
+use http_body_util::BodyExt as _;
+use kube::api::ListParams;
 use kube::config::{KubeConfigOptions, Kubeconfig};
-use kube::discovery::{verbs, ApiResource, Discovery, Scope};
 use kube::{Client, Config};
 use serde_json::Value;
 
@@ -34,6 +39,31 @@ pub const SECRET_FIELD_SELECTOR: &str = "type!=helm.sh/release.v1";
 /// Lists in flight at once.
 pub const PARALLEL_LISTS: usize = 8;
 
+/// Pages read of one kind at most [`Limits::max_pages`] (a server whose continue tokens never end).
+pub const MAX_PAGES: usize = 1_000;
+/// Objects read of one kind at most [`Limits::max_items`].
+pub const MAX_ITEMS: usize = 200_000;
+/// Bytes of one answer (a list page, a discovery document) at most [`Limits::max_body_bytes`].
+pub const MAX_BODY_BYTES: usize = 64 * 1024 * 1024;
+
+/// Bounds on what a scan reads from the API server. A kind over one is not checked (LOD007, with the
+/// bound in the reason), never half-read.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    /// Pages per kind [default [`MAX_PAGES`]].
+    pub max_pages: usize,
+    /// Objects per kind [default [`MAX_ITEMS`]].
+    pub max_items: usize,
+    /// Bytes per answer [default [`MAX_BODY_BYTES`]].
+    pub max_body_bytes: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits { max_pages: MAX_PAGES, max_items: MAX_ITEMS, max_body_bytes: MAX_BODY_BYTES }
+    }
+}
+
 /// Where and what to scan.
 #[derive(Debug, Clone, Default)]
 pub struct ScanOptions {
@@ -44,10 +74,12 @@ pub struct ScanOptions {
     pub context: Option<String>,
     /// List only this namespace (`-n`); `None`: all namespaces.
     pub namespace: Option<String>,
-    /// Per-request timeout [default 30 s].
+    /// Deadline of each request, discovery included, from connecting to the last byte [default 30 s].
     pub timeout: Option<Duration>,
     /// Objects per page [default [`PAGE_SIZE`]].
     pub page_size: Option<u32>,
+    /// Bounds on pages, objects and bytes.
+    pub limits: Limits,
     /// Called after each kind is listed, with (kinds done, kinds in all, the kind): a progress bar.
     pub progress: Option<Progress>,
 }
@@ -91,6 +123,13 @@ pub enum ScanError {
     /// Discovery (`/api`, `/apis`) failed.
     #[error("discovery: {0}")]
     Discovery(String),
+    /// Every list failed: nothing was read (not an empty cluster).
+    #[error("nothing could be read from the cluster: {}", nothing_listed(.0))]
+    NothingListed(Vec<Unchecked>),
+}
+
+fn nothing_listed(kinds: &[Unchecked]) -> String {
+    kinds.iter().map(|u| format!("{} ({}): {}", u.kind, u.api_version, u.reason)).collect::<Vec<_>>().join("; ")
 }
 
 /// One resource to list: what kind, at which version, and its URL pieces.
@@ -173,21 +212,26 @@ async fn config(options: &ScanOptions) -> Result<(Config, String), ScanError> {
 async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
     let (mut cfg, cluster) = config(options).await?;
     let timeout = options.timeout.unwrap_or(Duration::from_secs(30));
-    cfg.connect_timeout = Some(timeout);
-    cfg.read_timeout = Some(timeout);
+    // One deadline per request (ApiGet::get) bounds connect, headers and body; kube's own timeouts
+    // would race it with vaguer messages (and its read timeout restarts on every byte).
+    cfg.connect_timeout = None;
+    cfg.read_timeout = None;
+    cfg.write_timeout = None;
+    let server = cfg.cluster_url.to_string().trim_end_matches('/').to_string();
     let default_namespace = options.namespace.clone().unwrap_or_else(|| cfg.default_namespace.clone());
     let client = Client::try_from(cfg).map_err(|e| ScanError::Config(e.to_string()))?;
+    let api = ApiGet { client, server, timeout, limits: options.limits };
     let t_api = std::time::Instant::now();
-    let resources = discover(&client).await?;
+    let (resources, undiscovered) = discover(&api).await?;
     let total = resources.len();
     let done = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let page = options.page_size.unwrap_or(PAGE_SIZE);
-    let lists = resources.iter().map(|(r, ar)| {
-        let client = client.clone();
+    let lists = resources.iter().map(|r| {
+        let (api, cluster) = (&api, cluster.as_str());
         let ns = options.namespace.clone();
         let (progress, done) = (options.progress.clone(), done.clone());
         async move {
-            let result = list_all(client, ar, r.namespaced, ns.as_deref(), page, timeout).await;
+            let result = list_all(api, r, ns.as_deref(), page, cluster).await;
             if let Some(p) = progress {
                 let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                 (p.0)(n, total, &r.kind);
@@ -198,125 +242,343 @@ async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
     // A few lists at a time (in discovery order, so the inventory's order does not depend on timing).
     let results: Vec<_> = futures::stream::iter(lists).buffered(PARALLEL_LISTS).collect().await;
     let api_time = t_api.elapsed();
-    let t_load = std::time::Instant::now();
     let mut inventory = Inventory::default();
     let mut listed = Vec::new();
+    let mut load_time = Duration::ZERO;
     for (r, result) in results {
         match result {
-            Ok(items) => {
+            Ok(kind) => {
                 listed.push(format!("{}/{}", r.group, r.kind));
-                for mut v in items {
-                    if let Value::Object(m) = &mut v {
-                        m.insert("apiVersion".into(), Value::String(r.api_version.clone()));
-                        m.insert("kind".into(), Value::String(r.kind.clone()));
-                        // As `kubectl get -o yaml` prints them: without managedFields (bulk no check reads).
-                        if let Some(Value::Object(meta)) = m.get_mut("metadata") {
-                            meta.remove("managedFields");
-                        }
-                    }
-                    if let Some(o) = edgecheck_load::object_from_live_value(&cluster, v, &mut inventory.problems) {
-                        inventory.objects.push(o);
-                    }
-                }
+                inventory.objects.extend(kind.objects);
+                inventory.problems.extend(kind.problems);
+                load_time += kind.load_time;
             }
-            Err(reason) => inventory.unchecked.push(Unchecked {
-                api_version: r.api_version.clone(),
-                kind: r.kind.clone(),
-                namespace: if r.namespaced { options.namespace.clone() } else { None },
-                reason,
-                cluster: Some(cluster.clone()),
-            }),
+            Err(reason) => inventory.unchecked.push(unchecked(r, options, &cluster, reason)),
         }
     }
-    Ok(Scan { inventory, cluster, default_namespace, listed, api_time, load_time: t_load.elapsed() })
+    for (r, reason) in undiscovered {
+        inventory.unchecked.push(unchecked(&r, options, &cluster, reason));
+    }
+    // Nothing read at all is not an empty cluster.
+    if listed.is_empty() && !inventory.unchecked.is_empty() {
+        return Err(ScanError::NothingListed(inventory.unchecked));
+    }
+    Ok(Scan { inventory, cluster, default_namespace, listed, api_time: api_time.saturating_sub(load_time), load_time })
 }
 
-/// The kinds of [`K::KNOWN`] the cluster serves with `list`, each in its preferred served version.
-async fn discover(client: &Client) -> Result<Vec<(Resource, ApiResource)>, ScanError> {
-    let groups = groups();
-    let discovery =
-        Discovery::new(client.clone()).filter(&groups).run().await.map_err(|e| ScanError::Discovery(e.to_string()))?;
+fn unchecked(r: &Resource, options: &ScanOptions, cluster: &str, reason: String) -> Unchecked {
+    Unchecked {
+        api_version: r.api_version.clone(),
+        kind: r.kind.clone(),
+        namespace: if r.namespaced { options.namespace.clone() } else { None },
+        reason,
+        cluster: Some(cluster.to_string()),
+    }
+}
+
+/// GET requests to the API server, each bounded as a whole (connect, headers and body) by one
+/// deadline and its body by [`Limits::max_body_bytes`].
+struct ApiGet {
+    client: Client,
+    /// The server URL, for messages.
+    server: String,
+    timeout: Duration,
+    limits: Limits,
+}
+
+impl ApiGet {
+    /// The body of a successful GET of `path`; `Err` says why not, without the URL.
+    async fn get(&self, path: &str) -> Result<Vec<u8>, String> {
+        let cap = self.limits.max_body_bytes;
+        let fetch = async {
+            let req = http::Request::get(path).body(kube::client::Body::empty()).map_err(|e| e.to_string())?;
+            let resp = self.client.send(req).await.map_err(|e| describe(&e))?;
+            let status = resp.status().as_u16();
+            let mut body = resp.into_body();
+            let mut buf = Vec::new();
+            while let Some(frame) = body.frame().await {
+                let frame = frame.map_err(|e| format!("reading the answer: {}", describe(&e)))?;
+                if let Ok(data) = frame.into_data() {
+                    if buf.len().saturating_add(data.len()) > cap {
+                        return Err(format!("the answer exceeds the limit of {} bytes per list", cap));
+                    }
+                    buf.extend_from_slice(&data);
+                }
+            }
+            if !(200..300).contains(&status) {
+                return Err(status_error(status, &buf));
+            }
+            Ok(buf)
+        };
+        match tokio::time::timeout(self.timeout, fetch).await {
+            Err(_) => Err(format!("no complete answer within {} s (--request-timeout)", self.timeout.as_secs_f64())),
+            Ok(r) => r,
+        }
+    }
+
+    /// A discovery document.
+    async fn discovery<T: serde::de::DeserializeOwned>(&self, path: &str) -> Result<T, String> {
+        let body = self.get(path).await.map_err(|e| format!("GET {}{path}: {e}", self.server))?;
+        serde_json::from_slice(&body)
+            .map_err(|e| format!("GET {}{path}: not a discovery document ({})", self.server, json_error(&e)))
+    }
+}
+
+/// An API error answer as `kubectl` words it: `forbidden: <message>` for 403, else the code, reason
+/// and message of the Status (or of the code alone when the body is not one).
+fn status_error(code: u16, body: &[u8]) -> String {
+    let status: Value = serde_json::from_slice(body).unwrap_or(Value::Null);
+    let message = status["message"].as_str().unwrap_or("");
+    match (code, message) {
+        (403, m) => format!("forbidden: {m}"),
+        (c, "") => format!("{c}: the API server answered with an error (no Status)"),
+        (c, m) => format!("{c} {}: {m}", status["reason"].as_str().unwrap_or("")),
+    }
+}
+
+/// A JSON error without the input (positions only: a value could be a secret).
+fn json_error(e: &serde_json::Error) -> String {
+    let what = match e.classify() {
+        serde_json::error::Category::Io => "cannot read",
+        serde_json::error::Category::Syntax => "malformed JSON",
+        serde_json::error::Category::Data => "unexpected JSON types",
+        serde_json::error::Category::Eof => "truncated JSON",
+    };
+    format!("{what} at line {} column {}", e.line(), e.column())
+}
+
+#[derive(serde::Deserialize)]
+struct ApiVersions {
+    #[serde(default)]
+    versions: Vec<String>,
+}
+
+#[derive(serde::Deserialize)]
+struct ApiGroupList {
+    #[serde(default)]
+    groups: Vec<ApiGroup>,
+}
+
+#[derive(serde::Deserialize)]
+struct ApiGroup {
+    name: String,
+    #[serde(default)]
+    versions: Vec<GroupVersion>,
+    #[serde(rename = "preferredVersion")]
+    preferred: Option<GroupVersion>,
+}
+
+#[derive(serde::Deserialize)]
+struct GroupVersion {
+    version: String,
+}
+
+#[derive(serde::Deserialize)]
+struct ApiResourceList {
+    #[serde(default)]
+    resources: Vec<ApiResourceEntry>,
+}
+
+#[derive(serde::Deserialize)]
+struct ApiResourceEntry {
+    name: String,
+    kind: String,
+    #[serde(default)]
+    namespaced: bool,
+    #[serde(default)]
+    verbs: Vec<String>,
+}
+
+/// The kinds of [`K::KNOWN`] the cluster serves with `list`, each in its preferred served version;
+/// and the known kinds of a group whose resource list could not be read, with the reason.
+async fn discover(api: &ApiGet) -> Result<(Vec<Resource>, Vec<(Resource, String)>), ScanError> {
+    let ours = groups();
+    let core: ApiVersions = api.discovery("/api").await.map_err(ScanError::Discovery)?;
+    let named: ApiGroupList = api.discovery("/apis").await.map_err(ScanError::Discovery)?;
+    // (group, preferred version), the core group first, then alphabetically as kubectl lists them.
+    let mut chosen: Vec<(String, String)> = Vec::new();
+    if let Some(v) = core.versions.iter().find(|v| *v == "v1").or(core.versions.first()) {
+        chosen.push((String::new(), v.clone()));
+    }
+    let mut named: Vec<ApiGroup> = named.groups.into_iter().filter(|g| ours.contains(&g.name.as_str())).collect();
+    named.sort_by(|a, b| a.name.cmp(&b.name));
+    for g in named {
+        if let Some(v) = g.preferred.or_else(|| g.versions.into_iter().next()) {
+            chosen.push((g.name, v.version));
+        }
+    }
     let mut out = Vec::new();
-    for group in discovery.groups_alphabetical() {
-        for (ar, caps) in group.recommended_resources() {
+    let mut failed = Vec::new();
+    for (group, version) in chosen {
+        let api_version = if group.is_empty() { version.clone() } else { format!("{group}/{version}") };
+        let path = if group.is_empty() { format!("/api/{version}") } else { format!("/apis/{api_version}") };
+        let list: ApiResourceList = match api.discovery(&path).await {
+            Ok(l) => l,
+            Err(reason) => {
+                // Its kinds are unknown, not absent: each known kind of the group is not checked.
+                for k in K::KNOWN.iter().filter(|k| k.group == group) {
+                    let kind = Kind { group: group.clone(), kind: k.kind.to_string() };
+                    let r = Resource {
+                        api_version: api_version.clone(),
+                        group: group.clone(),
+                        kind: k.kind.to_string(),
+                        plural: plural(k.kind),
+                        namespaced: kind.namespaced(),
+                    };
+                    if !failed.iter().any(|(f, _): &(Resource, String)| f.kind == r.kind) {
+                        failed.push((r, reason.clone()));
+                    }
+                }
+                continue;
+            }
+        };
+        for res in list.resources {
             // Subresources (`pods/log`) are not kinds to list.
-            if ar.plural.contains('/') || !caps.supports_operation(verbs::LIST) {
+            if res.name.contains('/') || !res.verbs.iter().any(|v| v == "list") {
                 continue;
             }
-            let kind = Kind { group: ar.group.clone(), kind: ar.kind.clone() };
-            if !K::KNOWN.iter().any(|k| k.group == kind.group && k.kind == kind.kind) {
+            if !K::KNOWN.iter().any(|k| k.group == group && k.kind == res.kind) {
                 continue;
             }
-            let r = Resource {
-                api_version: ar.api_version.clone(),
-                group: ar.group.clone(),
-                kind: ar.kind.clone(),
-                plural: ar.plural.clone(),
-                namespaced: caps.scope == Scope::Namespaced,
-            };
-            out.push((r, ar));
+            out.push(Resource {
+                api_version: api_version.clone(),
+                group: group.clone(),
+                kind: res.kind,
+                plural: res.name,
+                namespaced: res.namespaced,
+            });
         }
     }
     // The same objects served under two groups: read them once. Events as core/v1 (what
     // `kubectl get events -o yaml` dumps, so a scan and a lint of its dump agree); Ingresses from
     // networking.k8s.io rather than the old extensions group.
     for (old, new) in [(K::EVENT_V1, K::EVENT), (K::INGRESS_EXTENSIONS, K::INGRESS)] {
-        let served = |k: K| out.iter().any(|(r, _): &(Resource, ApiResource)| r.group == k.group && r.kind == k.kind);
+        let served = |k: K| out.iter().any(|r: &Resource| r.group == k.group && r.kind == k.kind);
         if served(new) {
-            out.retain(|(r, _)| !(r.group == old.group && r.kind == old.kind));
+            out.retain(|r| !(r.group == old.group && r.kind == old.kind));
         }
     }
-    Ok(out)
+    Ok((out, failed))
 }
 
-/// Every page of one kind, as JSON values; `Err` says why not (403, timeout, another error).
+/// What one kind's list gave.
+struct Listed {
+    objects: Vec<edgecheck_core::Object>,
+    problems: Vec<edgecheck_core::LoadProblem>,
+    /// Time spent parsing and summarising (not waiting on the server).
+    load_time: Duration,
+}
+
+/// Every page of one kind, each item summarised as it is parsed (Secret values dropped there);
+/// `Err` says why not (403, timeout, a malformed answer, a bound of [`Limits`] exceeded).
 async fn list_all(
-    client: Client,
-    ar: &ApiResource,
-    namespaced: bool,
+    api: &ApiGet,
+    r: &Resource,
     namespace: Option<&str>,
     page: u32,
-    timeout: Duration,
-) -> Result<Vec<Value>, String> {
-    let api: Api<DynamicObject> = match (namespaced, namespace) {
-        (true, Some(ns)) => Api::namespaced_with(client, ns, ar),
-        _ => Api::all_with(client, ar),
+    cluster: &str,
+) -> Result<Listed, String> {
+    let base = if r.group.is_empty() { format!("/api/{}", r.api_version) } else { format!("/apis/{}", r.api_version) };
+    let path = match (r.namespaced, namespace) {
+        (true, Some(ns)) => format!("{base}/namespaces/{ns}/{}", r.plural),
+        _ => format!("{base}/{}", r.plural),
     };
-    let mut out = Vec::new();
+    let limits = api.limits;
+    let mut out = Listed { objects: Vec::new(), problems: Vec::new(), load_time: Duration::ZERO };
+    let mut items = 0usize;
+    let mut seen_tokens: HashSet<String> = HashSet::new();
     let mut token: Option<String> = None;
-    loop {
+    for pages in 1.. {
         let mut lp = ListParams::default().limit(page);
-        if ar.group.is_empty() && ar.kind == "Secret" {
+        if r.group.is_empty() && r.kind == "Secret" {
             // Helm's release records are the bulk of a cluster's Secrets and no check reads them.
             lp = lp.fields(SECRET_FIELD_SELECTOR);
         }
         if let Some(t) = &token {
             lp = lp.continue_token(t);
         }
-        let list = match tokio::time::timeout(timeout, api.list(&lp)).await {
-            Err(_) => return Err(format!("timed out after {}s", timeout.as_secs())),
-            Ok(Err(e)) => return Err(describe(&e)),
-            Ok(Ok(l)) => l,
-        };
-        for item in list.items {
-            match serde_json::to_value(&item) {
-                Ok(v) => out.push(v),
-                Err(e) => return Err(format!("cannot read an item: {e}")),
+        let req = kube::core::Request::new(&path).list(&lp).map_err(|e| e.to_string())?;
+        let body = api.get(&req.uri().to_string()).await?;
+        let t_load = std::time::Instant::now();
+        let mut on_item = |mut v: Value| -> Result<(), String> {
+            items += 1;
+            if items > limits.max_items {
+                return Err(format!("more than {} objects (the limit per kind)", limits.max_items));
             }
-        }
-        match list.metadata.continue_.filter(|c| !c.is_empty()) {
-            Some(c) => token = Some(c),
+            let Value::Object(m) = &mut v else { return Err(format!("item {items} of the list is not an object")) };
+            m.insert("apiVersion".into(), Value::String(r.api_version.clone()));
+            m.insert("kind".into(), Value::String(r.kind.clone()));
+            // As `kubectl get -o yaml` prints them: without managedFields (bulk no check reads).
+            if let Some(Value::Object(meta)) = m.get_mut("metadata") {
+                meta.remove("managedFields");
+            }
+            if let Some(o) = edgecheck_load::object_from_live_value(cluster, v, &mut out.problems) {
+                out.objects.push(o);
+            }
+            Ok(())
+        };
+        let next = page::parse(&body, &mut on_item);
+        drop(body);
+        out.load_time += t_load.elapsed();
+        let next = next?;
+        match next.filter(|c| !c.is_empty()) {
             None => return Ok(out),
+            Some(_) if pages >= limits.max_pages => {
+                return Err(format!("the list did not end after {} pages (the limit per kind)", limits.max_pages))
+            }
+            Some(c) if !seen_tokens.insert(c.clone()) => {
+                return Err(format!(
+                    "the API server repeated a continue token after {pages} pages: the list would never end"
+                ))
+            }
+            Some(c) => token = Some(c),
         }
+    }
+    Err("unreachable: the page loop is endless".into())
+}
+
+fn describe(e: &(dyn std::error::Error + 'static)) -> String {
+    if let Some(kube::Error::Api(r)) = e.downcast_ref::<kube::Error>() {
+        return if r.code == 403 {
+            format!("forbidden: {}", r.message)
+        } else {
+            format!("{} {}: {}", r.code, r.reason, r.message)
+        };
+    }
+    // The whole chain: hyper's "client error (Connect)" alone does not say that the certificate is
+    // not trusted.
+    let mut parts: Vec<String> = Vec::new();
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(e);
+    while let Some(err) = cur {
+        let text = err.to_string();
+        if !parts.iter().any(|p| p.contains(&text)) {
+            parts.push(text);
+        }
+        cur = err.source();
+    }
+    let text = parts.join(": ");
+    match tls_problem(&text) {
+        Some(p) => format!("{p} ({text})"),
+        None => text,
     }
 }
 
-fn describe(e: &kube::Error) -> String {
-    match e {
-        kube::Error::Api(r) if r.code == 403 => format!("forbidden: {}", r.message),
-        kube::Error::Api(r) => format!("{} {}: {}", r.code, r.reason, r.message),
-        other => other.to_string(),
+/// The certificate problem in a rustls error text, as kubectl names it.
+fn tls_problem(text: &str) -> Option<&'static str> {
+    if !text.contains("invalid peer certificate") {
+        return None;
     }
+    Some(if text.contains("UnknownIssuer") {
+        "x509: certificate signed by unknown authority (the kubeconfig's certificate-authority does not trust the server's certificate)"
+    } else if text.contains("certificate expired") || text.contains("Expired") {
+        "x509: the server's certificate has expired"
+    } else if text.contains("not valid yet") || text.contains("NotValidYet") {
+        "x509: the server's certificate is not yet valid"
+    } else if text.contains("NotValidForName") || text.contains("not valid for name") {
+        "x509: the server's certificate is not valid for the server's host name"
+    } else {
+        "x509: the server's certificate was rejected"
+    })
 }
 
 #[cfg(test)]

@@ -59,17 +59,30 @@ fn err(e: hyper::Error) -> (HttpOutcome, String) {
     (o, text)
 }
 
+/// How reading a body ended.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum BodyEnd {
+    /// The whole body.
+    Complete,
+    /// [`BODY_LIMIT`] reached: the rest is not read.
+    Limit,
+    /// No data within the timeout.
+    Stalled,
+    /// The connection broke off (short of its Content-Length, a reset): why.
+    Broken(String),
+}
+
 /// Reads at most `BODY_LIMIT` bytes, within `timeout`.
-async fn read_body(body: &mut Incoming, timeout: Duration) -> (Vec<u8>, bool, Option<hyper::HeaderMap>) {
+async fn read_body(body: &mut Incoming, timeout: Duration) -> (Vec<u8>, BodyEnd, Option<hyper::HeaderMap>) {
     let mut buf = Vec::new();
     let mut trailers = None;
     let deadline = Instant::now() + timeout;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         match tokio::time::timeout(left, body.frame()).await {
-            Err(_) => return (buf, true, trailers),
-            Ok(None) => return (buf, false, trailers),
-            Ok(Some(Err(_))) => return (buf, true, trailers),
+            Err(_) => return (buf, BodyEnd::Stalled, trailers),
+            Ok(None) => return (buf, BodyEnd::Complete, trailers),
+            Ok(Some(Err(e))) => return (buf, BodyEnd::Broken(err(e).1), trailers),
             Ok(Some(Ok(f))) => {
                 if f.is_trailers() {
                     trailers = f.into_trailers().ok();
@@ -77,7 +90,7 @@ async fn read_body(body: &mut Incoming, timeout: Duration) -> (Vec<u8>, bool, Op
                     let room = BODY_LIMIT - buf.len();
                     buf.extend_from_slice(&d[..d.len().min(room)]);
                     if buf.len() >= BODY_LIMIT {
-                        return (buf, true, trailers);
+                        return (buf, BodyEnd::Limit, trailers);
                     }
                 }
             }
@@ -130,8 +143,24 @@ where
                 .map(|(k, v)| (k.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
                 .collect();
             let mut body = resp.into_body();
-            let (buf, truncated, _) = read_body(&mut body, timeout).await;
-            fill_body(&mut obs, &buf, truncated);
+            let (buf, end, _) = read_body(&mut body, timeout).await;
+            fill_body(&mut obs, &buf, end != BodyEnd::Complete);
+            // A status arrived but not the whole body: the exchange failed all the same.
+            match end {
+                BodyEnd::Complete | BodyEnd::Limit => {}
+                BodyEnd::Stalled => {
+                    obs.outcome = HttpOutcome::Timeout;
+                    obs.detail = Some(format!(
+                        "the body stalled after {} bytes: no more within {} ms",
+                        buf.len(),
+                        timeout.as_millis()
+                    ));
+                }
+                BodyEnd::Broken(why) => {
+                    obs.outcome = HttpOutcome::Error;
+                    obs.detail = Some(format!("the body broke off after {} bytes: {why}", buf.len()));
+                }
+            }
             return obs;
         }
     }

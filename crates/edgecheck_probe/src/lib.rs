@@ -73,6 +73,9 @@ impl Default for ProbeOptions {
     }
 }
 
+/// The largest handshake message (and certificate list) rustls accepts: 64 KiB.
+const HANDSHAKE_MESSAGE_LIMIT: usize = 0xffff;
+
 trait Io: AsyncRead + AsyncWrite + Unpin + Send {}
 impl<T: AsyncRead + AsyncWrite + Unpin + Send> Io for T {}
 type BoxIo = Box<dyn Io>;
@@ -189,16 +192,16 @@ pub async fn probe(targets: &[String], opts: &ProbeOptions) -> Vec<TargetObserva
         let (shared, sem, t) = (shared.clone(), sem.clone(), t.clone());
         set.spawn(async move {
             let _permit = sem.acquire_owned().await;
-            // A safety net over the per-phase timeouts.
+            // A safety net over the per-phase timeouts. What was observed before it struck is kept,
+            // and the phase it interrupted is recorded as timed out, so a finding says so.
             let budget = shared.opts.timeout * 12 + Duration::from_secs(1);
-            let obs = match tokio::time::timeout(budget, probe_one(&shared, &t)).await {
-                Ok(o) => o,
-                Err(_) => TargetObservation {
-                    target: t.clone(),
-                    error: Some(format!("probe exceeded {} ms", budget.as_millis())),
-                    ..Default::default()
-                },
-            };
+            let start = Instant::now();
+            let mut obs = TargetObservation { target: t.clone(), ..Default::default() };
+            let mut phase = Phase::Dns;
+            if tokio::time::timeout(budget, probe_one(&shared, &t, &mut obs, &mut phase)).await.is_err() {
+                budget_exceeded(&mut obs, phase, budget);
+                obs.total_ms = http::ms(start);
+            }
             (i, obs)
         });
     }
@@ -358,6 +361,13 @@ async fn handshake(
             let te = e.get_ref().and_then(|x| x.downcast_ref::<rustls::Error>());
             o.outcome = match (e.kind(), te) {
                 (_, Some(rustls::Error::AlertReceived(_))) => HandshakeOutcome::Alert,
+                (
+                    _,
+                    Some(rustls::Error::InvalidMessage(
+                        rustls::InvalidMessage::HandshakePayloadTooLarge
+                        | rustls::InvalidMessage::CertificatePayloadTooLarge,
+                    )),
+                ) => HandshakeOutcome::TooLarge,
                 (_, Some(rustls::Error::InvalidMessage(_) | rustls::Error::InappropriateMessage { .. })) => {
                     HandshakeOutcome::NotTls
                 }
@@ -366,7 +376,15 @@ async fn handshake(
                 }
                 _ => HandshakeOutcome::Error,
             };
-            o.detail = Some(e.to_string());
+            o.detail = Some(if o.outcome == HandshakeOutcome::TooLarge {
+                format!(
+                    "a handshake message from the server exceeds the limit of {} bytes (its certificate chain, \
+                     or one certificate, is too large): {e}",
+                    HANDSHAKE_MESSAGE_LIMIT
+                )
+            } else {
+                e.to_string()
+            });
             (o, None)
         }
         Ok(Ok(s)) => {
@@ -405,14 +423,86 @@ async fn open(sh: &Shared, t: &Target, alpn: &[String]) -> Result<(BoxIo, Option
     Err(last)
 }
 
-async fn probe_one(sh: &Shared, raw: &str) -> TargetObservation {
+/// The phase a probe is in (what a budget that runs out interrupted).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Phase {
+    Dns,
+    Connect,
+    Tls,
+    Http,
+    Redirects,
+    H2c,
+    Grpc,
+    Legacy,
+}
+
+/// Records that the per-target budget ran out in `phase`: as a timeout of that phase, where the
+/// checks of its layer report it (a target is never dropped as an internal error).
+fn budget_exceeded(obs: &mut TargetObservation, phase: Phase, budget: Duration) {
+    let detail = Some(format!("the probe of this target exceeded its budget of {} ms", budget.as_millis()));
+    let ms = budget.as_secs_f64() * 1000.0;
+    let http_url = match (phase, obs.http.last()) {
+        // The hop being fetched: where the last answer redirected.
+        (Phase::Redirects, Some(h)) => h.header("location").map(|l| join_location(&h.url, l)),
+        _ => None,
+    }
+    .or_else(|| parse_target(&obs.target).ok().map(|t| t.http_url()))
+    .unwrap_or_else(|| obs.target.clone());
+    let timeout_http = |url: String| HttpObservation {
+        url,
+        outcome: HttpOutcome::Timeout,
+        detail: detail.clone(),
+        ms,
+        ..Default::default()
+    };
+    match phase {
+        Phase::Dns => obs.dns.push(DnsObservation {
+            resolver: "system".into(),
+            name: obs.host.clone(),
+            outcome: DnsOutcome::Timeout,
+            detail: detail.clone(),
+            ms,
+            ..Default::default()
+        }),
+        Phase::Connect => obs.connects.push(ConnectObservation {
+            address: format!("{}:{}", obs.host, obs.port),
+            outcome: ConnectOutcome::Timeout,
+            detail: detail.clone(),
+            ms,
+        }),
+        Phase::Tls => {
+            let t = obs.tls.get_or_insert_with(TlsObservation::default);
+            t.outcome = HandshakeOutcome::Timeout;
+            t.detail = detail.clone();
+        }
+        Phase::Http | Phase::Redirects => obs.http.push(timeout_http(http_url)),
+        Phase::H2c => obs.h2c = Some(HttpObservation { protocol: "HTTP/2".into(), ..timeout_http(http_url) }),
+        Phase::Grpc => {
+            let call = GrpcCall { attempted: true, detail: detail.clone(), ..Default::default() };
+            obs.grpc = Some(GrpcObservation { native: call.clone(), web: call });
+        }
+        Phase::Legacy => {
+            for v in ["TLSv1", "TLSv1.1"] {
+                if !obs.legacy.iter().any(|l| l.version == v) {
+                    obs.legacy.push(edgecheck_core::observation::LegacyTlsObservation {
+                        version: v.into(),
+                        accepted: None,
+                        detail: detail.clone(),
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Probes `raw` into `obs`, keeping `phase` up to date.
+async fn probe_one(sh: &Shared, raw: &str, obs: &mut TargetObservation, phase: &mut Phase) {
     let start = Instant::now();
-    let mut obs = TargetObservation { target: raw.to_string(), ..Default::default() };
     let t = match parse_target(raw) {
         Ok(t) => t,
         Err(e) => {
             obs.error = Some(e);
-            return obs;
+            return;
         }
     };
     obs.url = t.url();
@@ -423,6 +513,7 @@ async fn probe_one(sh: &Shared, raw: &str) -> TargetObservation {
     obs.grpc_expected = sh.opts.grpc || t.scheme.starts_with("grpc");
     let (dns, addrs) = resolve(sh, &t.host, t.port, true).await;
     obs.dns = dns;
+    *phase = Phase::Connect;
     let mut stream = None;
     for a in addrs {
         let (c, s) = connect(SocketAddr::new(a, t.port), sh.opts.timeout).await;
@@ -434,8 +525,9 @@ async fn probe_one(sh: &Shared, raw: &str) -> TargetObservation {
     }
     let Some(tcp) = stream else {
         obs.total_ms = http::ms(start);
-        return obs;
+        return;
     };
+    *phase = Phase::Tls;
     let first: Option<(BoxIo, bool)> = if t.tls() {
         let (o, s) = handshake(sh, tcp, &t.host, &sh.opts.alpn).await;
         let h2 = o.alpn.as_deref() == Some("h2");
@@ -445,9 +537,12 @@ async fn probe_one(sh: &Shared, raw: &str) -> TargetObservation {
         Some((Box::new(tcp) as BoxIo, false))
     };
     if let Some((io, h2)) = first {
+        *phase = Phase::Http;
         let h = http::get(io, h2, &t.http_url(), &t.authority(), &t.path, sh.opts.timeout).await;
         obs.http.push(h);
-        follow_redirects(sh, &mut obs).await;
+        *phase = Phase::Redirects;
+        follow_redirects(sh, obs).await;
+        *phase = Phase::H2c;
         if !t.tls() {
             obs.h2c = Some(match open(sh, &t, &[]).await {
                 Ok((io, _)) => http::get(io, true, &t.http_url(), &t.authority(), &t.path, sh.opts.timeout).await,
@@ -460,6 +555,7 @@ async fn probe_one(sh: &Shared, raw: &str) -> TargetObservation {
                 },
             });
         }
+        *phase = Phase::Grpc;
         if obs.grpc_expected {
             obs.grpc = Some(grpc(sh, &t).await);
         }
@@ -467,15 +563,16 @@ async fn probe_one(sh: &Shared, raw: &str) -> TargetObservation {
     #[cfg(feature = "legacy")]
     if sh.opts.legacy && t.tls() && obs.tls.is_some() {
         if let Some(addr) = obs.connects.iter().find(|c| c.outcome == ConnectOutcome::Connected) {
+            *phase = Phase::Legacy;
             let addr = addr.address.clone();
             let host = sh.opts.sni.clone().unwrap_or_else(|| t.host.clone());
             let timeout = sh.opts.timeout;
+            // Each handshake ends by its own deadline (legacy::DeadlineStream) on a blocking thread.
             obs.legacy =
                 tokio::task::spawn_blocking(move || legacy::probe(&addr, &host, timeout)).await.unwrap_or_default();
         }
     }
     obs.total_ms = http::ms(start);
-    obs
 }
 
 async fn grpc(sh: &Shared, t: &Target) -> GrpcObservation {

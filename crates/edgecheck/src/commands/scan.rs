@@ -18,6 +18,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         namespace: if args.all_namespaces { None } else { args.namespace.clone() },
         timeout: Some(Duration::from_secs(args.request_timeout.max(1))),
         page_size: None,
+        limits: edgecheck_kube::Limits::default(),
         progress: progress_bar(),
     };
     let graph = match scan_graph(&scan_options, args.cni.clone(), cfg) {

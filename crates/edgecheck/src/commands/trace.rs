@@ -34,6 +34,7 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
             namespace: None,
             timeout: Some(Duration::from_secs(30)),
             page_size: None,
+            limits: edgecheck_kube::Limits::default(),
             progress: super::scan::progress_bar(),
         };
         match super::scan::scan_graph(&scan_options, None, cfg) {

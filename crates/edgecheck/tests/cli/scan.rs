@@ -77,6 +77,36 @@ fn scan_reports_forbidden_kinds_and_bad_kubeconfig() {
 }
 
 #[test]
+fn scan_that_reads_nothing_exits_2_with_the_reasons() {
+    let d = Dir::new();
+    let s = Server::start(Cluster {
+        objects: vec![
+            serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a", "namespace": "x"}}),
+        ],
+        hostile: api_server::Hostile::FailLists(api_server::Failure::Status500),
+        ..Default::default()
+    });
+    let kc = s.kubeconfig(d.path());
+    let out = assert_cmd::Command::cargo_bin("edgecheck")
+        .expect("binary")
+        .current_dir(d.path())
+        .args(["scan", "--kubeconfig", kc.to_str().expect("utf-8"), "--no-config"])
+        .timeout(std::time::Duration::from_secs(30))
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(
+            "edgecheck: nothing could be read from the cluster: Service (v1): 500 InternalError: etcdserver: request timed out"
+        ),
+        "{stderr}"
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).is_empty());
+    assert_eq!(s.non_get(), 0);
+}
+
+#[test]
 fn rbac_grants_get_and_list_only() {
     let d = Dir::new();
     let run = edgecheck(d.path(), &["rbac", "--service-account", "ops/scanner"]);

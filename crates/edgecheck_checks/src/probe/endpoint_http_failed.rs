@@ -7,7 +7,9 @@ use crate::framework::{declare_check, CheckContext};
 declare_check! {
     /// ## What it checks
     /// An endpoint whose transport worked (TCP, and TLS for TLS targets) but whose HTTP request got no
-    /// usable response: a timeout, a malformed reply (giant or broken headers), or a dropped connection.
+    /// usable response: a timeout, a malformed reply (giant or broken headers), a dropped connection,
+    /// or a status whose body stalled or broke off short of its Content-Length. The first exchange
+    /// of the redirect chain that failed is reported (a redirect to a dead URL included).
     ///
     /// ## Why it matters
     /// The proxy accepted the connection but nothing answers behind it, or something that is not HTTP
@@ -26,17 +28,23 @@ declare_check! {
 impl EndpointHttpFailed {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for o in cx.observations.iter().filter(|o| transport_ok(o)) {
-            let Some(h) = o.first_http() else { continue };
-            if h.outcome == HttpOutcome::Response {
+            let Some((i, h)) = o.http.iter().enumerate().find(|(_, h)| h.outcome != HttpOutcome::Response) else {
                 continue;
-            }
-            let what = match h.outcome {
-                HttpOutcome::Timeout => "no HTTP response in time",
-                HttpOutcome::Malformed => "a malformed HTTP response",
-                _ => "no HTTP response",
+            };
+            let what = match (h.status, h.outcome) {
+                (Some(s), HttpOutcome::Timeout) => format!("a {s} response whose body stalled"),
+                (Some(s), _) => format!("a {s} response whose body broke off"),
+                (None, HttpOutcome::Timeout) => "no HTTP response in time".into(),
+                (None, HttpOutcome::Malformed) => "a malformed HTTP response".into(),
+                (None, _) => "no HTTP response".into(),
+            };
+            let message = if i == 0 {
+                format!("the endpoint gave {what}")
+            } else {
+                format!("the redirect to {} gave {what}", h.url)
             };
             report(out, o)
-                .message(format!("the endpoint gave {what}"))
+                .message(message)
                 .evidence(format!(
                     "GET {} over {}: {:?} ({})",
                     h.url,

@@ -7,10 +7,11 @@ declare_check! {
     /// ## What it checks
     /// The redirects an endpoint answers with: a redirect loop; an HTTP→HTTPS redirect that is not
     /// permanent (302/303/307 instead of 301/308); a Location that keeps `http` from an HTTPS page or
-    /// an HTTP→HTTPS upgrade; a Location that changes the host.
+    /// an HTTP→HTTPS upgrade; a Location that changes the host; a chain longer than the probe follows
+    /// (`--max-redirects`), whose last answer still redirects.
     ///
     /// ## Why it matters
-    /// A loop never reaches the app (typically TLS terminated at the load balancer while the proxy
+    /// A loop, or a chain longer than clients follow, never reaches the app (typically TLS terminated at the load balancer while the proxy
     /// redirects to HTTPS again). Temporary upgrades are not cached and leak every first request in
     /// plaintext; `http` Locations downgrade; host changes send users elsewhere.
     ///
@@ -59,14 +60,33 @@ impl EndpointRedirectUnsafe {
                 if h.url.starts_with("https://") && next.starts_with("http://") {
                     problems.push((format!("an HTTPS page redirects to plain http ({loc})"), Severity::Warning));
                 }
-                if !host_of(&h.url).eq_ignore_ascii_case(host_of(&next)) {
-                    problems.push((format!("the redirect changes the host to {}", host_of(&next)), Severity::Warning));
+                // A relative Location stays on the host; a scheme-relative one (`//host/`) names one.
+                let target = next.strip_prefix("//").map_or(next.clone(), |r| format!("https://{r}"));
+                if target.contains("://") && !host_of(&h.url).eq_ignore_ascii_case(host_of(&target)) {
+                    problems
+                        .push((format!("the redirect changes the host to {}", host_of(&target)), Severity::Warning));
                 }
                 if o.http[..=i].iter().any(|p| p.url == next)
                     || (i + 1 < o.http.len() && o.http[..=i].iter().any(|p| p.url == o.http[i + 1].url))
                 {
                     problems.insert(0, (format!("redirect loop: {next} was already requested"), Severity::Error));
                     break;
+                }
+            }
+            // The chain still redirects where the probe stopped following it (--max-redirects).
+            let looped = problems.iter().any(|p| p.0.starts_with("redirect loop"));
+            if let Some(last) = o.http.last().filter(|_| !looped && hops.len() > 1) {
+                if last.status.is_some_and(|s| (300..400).contains(&s)) && last.header("location").is_some() {
+                    problems.insert(
+                        0,
+                        (
+                            format!(
+                                "the redirect limit was exceeded: {} redirects and the last still redirects",
+                                hops.len()
+                            ),
+                            Severity::Error,
+                        ),
+                    );
                 }
             }
             let Some((first, _)) = problems.first().cloned() else { continue };

@@ -7,7 +7,9 @@ use crate::framework::{declare_check, CheckContext};
 declare_check! {
     /// ## What it checks
     /// A TLS target that accepted TCP but did not complete a handshake: it stalled, reset the
-    /// connection, sent an alert, or answered with something that is not TLS.
+    /// connection, sent an alert, sent a handshake message larger than clients accept (an oversized
+    /// certificate chain: rustls takes at most 64 KiB, browsers about as much), or answered with
+    /// something that is not TLS.
     ///
     /// ## Why it matters
     /// Clients fail before any certificate is looked at. "Not TLS" usually means a plaintext port
@@ -35,6 +37,9 @@ impl TlsHandshakeFailed {
                 HandshakeOutcome::Reset => "closed the connection during the TLS handshake",
                 HandshakeOutcome::NotTls => "does not speak TLS on this port (plaintext or another protocol)",
                 HandshakeOutcome::Alert => "refused the TLS handshake with an alert",
+                HandshakeOutcome::TooLarge => {
+                    "sent a TLS handshake message larger than clients accept (64 KiB): its certificate chain is too large"
+                }
                 HandshakeOutcome::Error => "failed the TLS handshake",
             };
             report(out, o)

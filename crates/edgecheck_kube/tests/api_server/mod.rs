@@ -1,6 +1,7 @@
 //! A test API server: a fake Kubernetes API on 127.0.0.1 that serves discovery (`/api`, `/apis`, each
 //! group version) and list endpoints from fixture objects, paginates with `limit`/`continue`, answers
-//! 403 for chosen resources, and records every request (a scan must send GETs only).
+//! 403 for chosen resources, and records every request (a scan must send GETs only). [`Hostile`]
+//! makes it answer as a broken or hostile API server does.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -21,6 +22,43 @@ pub struct Cluster {
     pub forbidden: Vec<String>,
     /// Extra, non-preferred versions served for a group (same kinds, same objects), as (group, version).
     pub older_versions: Vec<(String, String)>,
+    /// How it misbehaves.
+    pub hostile: Hostile,
+}
+
+/// A hostile or broken API server.
+#[allow(dead_code)] // the module is shared with the CLI's tests, which use some of them
+#[derive(Default, Clone, Debug)]
+pub enum Hostile {
+    /// Answers as a real one does.
+    #[default]
+    None,
+    /// Lists of this plural always answer with a new continue token (and the first page again).
+    EndlessTokens(&'static str),
+    /// Lists of this plural always answer with the same continue token.
+    SameToken(&'static str),
+    /// `/apis` drips its answer a byte every 300 ms.
+    DripDiscovery,
+    /// Lists of this plural answer with a body that never ends (`{"items":[{},{},...`).
+    EndlessBody(&'static str),
+    /// Every list fails this way.
+    FailLists(Failure),
+}
+
+/// How a list fails.
+#[allow(dead_code)] // the module is shared with the CLI's tests, which use some of them
+#[derive(Clone, Copy, Debug)]
+pub enum Failure {
+    /// 500 with a Status.
+    Status500,
+    /// `{"items": [` and then garbage.
+    MalformedJson,
+    /// A JSON body of the wrong shape (`items` a string).
+    WrongTypes,
+    /// A protobuf answer (`k8s\0...`), as a server answers `application/vnd.kubernetes.protobuf`.
+    Protobuf,
+    /// No answer at all.
+    Stall,
 }
 
 /// A served kind.
@@ -131,6 +169,9 @@ async fn handle(axum::extract::State(s): axum::extract::State<Arc<State>>, metho
         return (StatusCode::METHOD_NOT_ALLOWED, "read-only test server").into_response();
     }
     let path = uri.path().trim_end_matches('/');
+    if matches!(s.cluster.hostile, Hostile::DripDiscovery) && path == "/apis" {
+        return drip(b"{\"kind\":\"APIGroupList\",\"groups\":[]}");
+    }
     let query: BTreeMap<&str, &str> =
         uri.query().unwrap_or("").split('&').filter_map(|kv| kv.split_once('=')).collect();
     let segs: Vec<&str> = path.split('/').filter(|s| !s.is_empty()).collect();
@@ -191,6 +232,9 @@ fn list(s: &State, group: &str, version: &str, rest: &[&str], query: &BTreeMap<&
         _ => return not_found(),
     };
     let Some(k) = s.kinds.iter().find(|k| k.group == group && k.plural == plural) else { return not_found() };
+    if let Some(r) = hostile_list(&s.cluster.hostile, plural, query) {
+        return r;
+    }
     if s.cluster.forbidden.iter().any(|f| f == plural) {
         let msg = format!("{plural} is forbidden: User \"scanner\" cannot list resource \"{plural}\" in API group \"{group}\" at the cluster scope");
         return (StatusCode::FORBIDDEN, Json(json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403, "message": msg}))).into_response();
@@ -235,4 +279,58 @@ fn field_selector_matches(selector: Option<&str>, o: &Value) -> bool {
         Some(t) => o["type"].as_str() != Some(t),
         None => true,
     }
+}
+
+/// The answer of a hostile server to a list of `plural`, if it misbehaves there.
+fn hostile_list(h: &Hostile, plural: &str, query: &BTreeMap<&str, &str>) -> Option<Response> {
+    let json = |body: Value| Some(Json(body).into_response());
+    match h {
+        Hostile::EndlessTokens(p) if *p == plural => {
+            let n: u64 = query.get("continue").and_then(|c| c.parse().ok()).unwrap_or(0);
+            json(json!({"kind": "List", "metadata": {"continue": (n + 1).to_string()}, "items": [{"metadata": {"name": format!("page-{n}"), "namespace": "shop", "uid": format!("u{n}")}}]}))
+        }
+        Hostile::SameToken(p) if *p == plural => {
+            json(json!({"kind": "List", "metadata": {"continue": "again"}, "items": []}))
+        }
+        Hostile::EndlessBody(p) if *p == plural => {
+            let head = futures::stream::once(async { Ok::<_, std::io::Error>(bytes(b"{\"items\":[")) });
+            let chunk: Vec<u8> = b"{},".repeat(64 * 1024);
+            let tail = futures::stream::repeat_with(move || Ok(bytes(&chunk)));
+            Some(axum::body::Body::from_stream(futures::StreamExt::chain(head, tail)).into_response())
+        }
+        Hostile::FailLists(f) => Some(match f {
+            Failure::Status500 => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                Json(json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "InternalError", "code": 500, "message": "etcdserver: request timed out"})),
+            )
+                .into_response(),
+            Failure::MalformedJson => ([("content-type", "application/json")], "{\"items\": [{\"metadata\": ").into_response(),
+            Failure::WrongTypes => Json(json!({"kind": "List", "metadata": {}, "items": "not-a-list"})).into_response(),
+            Failure::Protobuf => {
+                ([("content-type", "application/vnd.kubernetes.protobuf")], b"k8s\0\n\x0b\n\x02v1\x12\x04List".to_vec())
+                    .into_response()
+            }
+            Failure::Stall => drip(b""),
+        }),
+        _ => None,
+    }
+}
+
+fn bytes(b: &[u8]) -> axum::body::Bytes {
+    axum::body::Bytes::copy_from_slice(b)
+}
+
+/// A 200 whose body comes a byte every 300 ms, then never ends.
+fn drip(body: &'static [u8]) -> Response {
+    let stream = futures::stream::unfold(0usize, move |i| async move {
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        if i < body.len() {
+            Some((Ok::<_, std::io::Error>(bytes(&body[i..=i])), i + 1))
+        } else {
+            // Silence forever after the body (a server that never finishes its answer).
+            tokio::time::sleep(std::time::Duration::from_secs(3600)).await;
+            None
+        }
+    });
+    ([("content-type", "application/json")], axum::body::Body::from_stream(stream)).into_response()
 }

@@ -53,244 +53,29 @@ pub(super) fn conclude(
     for n in &mut nodes {
         n.state = state_of(n, findings);
     }
-    let rank = |l: Layer| l.path_rank(passthrough);
-    // The earliest failing layer: errors first, else warnings. Findings on the request path count,
-    // and so do those on the certificate branch: what fails to make the served certificate fails
-    // the TLS layer of the node it hangs under.
-    let mut on_path: Vec<(u8, Severity, usize, usize)> = Vec::new(); // layer rank, severity, node, finding
-    for (ni, n) in nodes.iter().enumerate() {
-        if !matches!(n.branch, Branch::Request | Branch::Certificate) {
-            continue;
-        }
-        for &fi in &n.findings {
-            let f = &findings[fi];
-            if PATH_LAYERS.contains(&f.meta.layer) && f.severity != Severity::Info {
-                on_path.push((rank(f.meta.layer), f.severity, ni, fi));
-            }
-        }
-    }
-    on_path.sort_by_key(|&(r, s, ni, fi)| {
-        let on_request = nodes[ni].branch == Branch::Request;
-        // At one node and layer, what the objects say (why) before what the probe saw (what).
-        let observed = findings[fi].object.is_endpoint();
-        (
-            s,
-            r,
-            !on_request,
-            std::cmp::Reverse(depth_rank(&nodes, ni)),
-            reported(&findings[fi], &nodes[ni]),
-            observed,
-            fi,
-        )
-    });
-    let Some(&(_, severity, root_node, first)) = on_path.first() else {
-        let verdict = if claimed { Verdict::Ok } else { Verdict::Unclaimed };
-        let summary = if claimed {
-            format!("{}: no problem found on the path ({} nodes)", t.target, nodes.len())
-        } else {
-            format!(
-                "{}: no Ingress, Gateway API route or Traefik IngressRoute in the inventory claims {}",
-                t.target, t.host
-            )
-        };
-        let also = all_findings(&nodes);
-        return Diagnosis {
-            target: t.clone(),
-            verdict,
-            layer: None,
-            passthrough,
-            summary,
-            root_cause: None,
-            breaks_at: None,
-            chain: Vec::new(),
-            nodes,
-            consequences: Vec::new(),
-            also,
-            claims,
-        };
+    let Some((severity, failing, first)) = earliest_failure(&nodes, findings, passthrough) else {
+        return healthy(t, nodes, passthrough, claims, claimed);
     };
-    let layer = findings[first].meta.layer;
-    // A finding on the certificate branch: the path breaks at the request node it hangs under.
-    let root_node = request_anchor(&nodes, root_node);
-
-    // Back from the failing node through what made it fail.
-    let mut descent = vec![root_node];
-    let mut cur = root_node;
-    while let Some(next) = cause_child(&nodes, findings, cur, severity, layer) {
-        if descent.contains(&next) {
-            break;
-        }
-        descent.push(next);
-        cur = next;
-    }
-
-    // The chain, symptom first.
-    let mut chain: Vec<ChainLink> = Vec::new();
-    let mut in_chain: Vec<usize> = Vec::new();
-    let mut push = |chain: &mut Vec<ChainLink>, ni: usize, fi: usize| {
-        if in_chain.contains(&fi) {
-            return;
-        }
-        in_chain.push(fi);
-        chain.push(link(&nodes[ni], ni, &findings[fi], fi));
+    let walk = Walk {
+        nodes: &nodes,
+        findings,
+        passthrough,
+        severity,
+        layer: findings[first].meta.layer,
+        first,
+        // A finding on the certificate branch: the path breaks at the request node it hangs under.
+        root_node: request_anchor(&nodes, failing),
     };
-    // Symptoms seen from outside: what the probe saw (the outermost first: the reply before the
-    // handshake), then Applications reporting the fault.
-    let mut seen_outside: Vec<(u8, usize, usize)> = Vec::new();
-    for (ni, n) in nodes.iter().enumerate() {
-        for &fi in &n.findings {
-            let f = &findings[fi];
-            if f.object.is_endpoint() && fi != first && f.severity <= severity && rank(f.meta.layer) >= rank(layer) {
-                seen_outside.push((rank(f.meta.layer), ni, fi));
-            }
-        }
-    }
-    seen_outside.sort_by_key(|&(r, _, fi)| (std::cmp::Reverse(r), fi));
-    for (_, ni, fi) in seen_outside {
-        let before = chain.len();
-        push(&mut chain, ni, fi);
-        if chain.len() > before {
-            if let Some(l) = chain.last_mut() {
-                l.object = findings[fi].object.clone(); // seen from outside: the endpoint
-            }
-        }
-    }
-    for (ni, n) in nodes.iter().enumerate() {
-        if n.branch == Branch::Gitops {
-            for &fi in &n.findings {
-                let f = &findings[fi];
-                let names_path = f.related.iter().any(|r| {
-                    nodes
-                        .iter()
-                        .any(|m| m.branch == Branch::Request && m.object.as_ref().is_some_and(|o| key(o) == key(r)))
-                });
-                if names_path && f.severity <= severity {
-                    push(&mut chain, ni, fi);
-                }
-            }
-        }
-    }
-    // Upstream nodes that show the same fault (a route whose ResolvedRefs is False).
-    let mut upstream: Vec<(usize, usize)> = Vec::new();
-    for (ni, n) in nodes.iter().enumerate() {
-        if n.branch == Branch::Request && ni != root_node && depth_rank(&nodes, ni) < depth_rank(&nodes, root_node) {
-            for &fi in &n.findings {
-                if findings[fi].meta.layer == layer && findings[fi].severity <= severity {
-                    upstream.push((ni, fi));
-                }
-            }
-        }
-    }
-    upstream.sort_by_key(|&(ni, fi)| (depth_rank(&nodes, ni), fi));
-    for (ni, fi) in upstream {
-        push(&mut chain, ni, fi);
-    }
-    // The failing node's own findings of that layer: what other objects report of it (a route's
-    // ResolvedRefs=False), then what is wrong with it.
-    let mut reports: Vec<usize> = nodes[root_node]
-        .findings
-        .iter()
-        .copied()
-        .filter(|&fi| fi != first && findings[fi].meta.layer == layer && findings[fi].severity <= severity)
-        .filter(|&fi| reported(&findings[fi], &nodes[root_node]))
-        .collect();
-    reports.dedup_by_key(|fi| findings[*fi].object.clone());
-    for fi in reports {
-        let f = &findings[fi];
-        if !in_chain_object(&chain, &f.object) {
-            chain.push(ChainLink {
-                object: f.object.clone(),
-                node: root_node,
-                state: short_state(&f.message).unwrap_or_else(|| f.meta.name.to_string()),
-                finding: Some(fi),
-                layer: f.meta.layer,
-            });
-        }
-    }
-    if nodes[root_node].findings.contains(&first) {
-        push(&mut chain, root_node, first);
-    } else if let Some(o) = nodes[root_node].object.clone() {
-        chain.push(ChainLink {
-            object: o,
-            node: root_node,
-            state: passive_state(&nodes[root_node]),
-            finding: None,
-            layer,
-        });
-    }
-    for &ni in &descent[1..] {
-        if !nodes[ni].findings.iter().any(|&fi| findings[fi].severity <= severity) {
-            if let Some(o) = nodes[ni].object.clone() {
-                chain.push(ChainLink {
-                    object: o,
-                    node: ni,
-                    state: passive_state(&nodes[ni]),
-                    finding: None,
-                    layer: nodes[ni].layer,
-                });
-            }
-            continue;
-        }
-        let mut fs: Vec<usize> =
-            nodes[ni].findings.iter().copied().filter(|&fi| findings[fi].severity <= severity).collect();
-        // Findings that name what came before on the chain connect to it: they go first.
-        let before: Vec<Key> = chain.iter().map(|l| key(&l.object)).collect();
-        let names_before = |fi: usize| findings[fi].related.iter().any(|r| before.contains(&key(r)));
-        fs.sort_by_key(|&fi| {
-            (
-                std::cmp::Reverse(findings[fi].severity),
-                !names_before(fi),
-                findings[fi].meta.layer.path_rank(passthrough),
-                fi,
-            )
-        });
-        for fi in fs {
-            push(&mut chain, ni, fi);
-        }
-    }
-    // One link per object: where one object carries several findings, the one that connects it
-    // to the chain stays.
-    let mut i = 0;
-    while i + 1 < chain.len() {
-        if key(&chain[i].object) == key(&chain[i + 1].object) && chain[i].node == chain[i + 1].node {
-            let keep_later = chain[i + 1].finding == Some(first);
-            chain.remove(if keep_later { i } else { i + 1 });
-        } else {
-            i += 1;
-        }
-    }
+    let chain = walk.chain();
     let root_cause = chain.last().and_then(|l| l.finding);
-
-    // The rest: under the root when it hangs below a chain node or names a chain object.
-    let chain_nodes: Vec<usize> = chain.iter().map(|l| l.node).collect();
-    let chain_objects: Vec<Key> = chain.iter().map(|l| key(&l.object)).collect();
-    let mut consequences = Vec::new();
-    let mut also = Vec::new();
-    let mut seen: Vec<usize> = chain.iter().filter_map(|l| l.finding).collect();
-    for (ni, n) in nodes.iter().enumerate() {
-        for &fi in &n.findings {
-            if seen.contains(&fi) {
-                continue;
-            }
-            seen.push(fi);
-            let f = &findings[fi];
-            let below = chain_nodes.iter().any(|&c| is_descendant(&nodes, ni, c));
-            let names = f.related.iter().any(|r| chain_objects.contains(&key(r)));
-            let later = PATH_LAYERS.contains(&f.meta.layer) && rank(f.meta.layer) > rank(layer);
-            if below || names || later || n.branch != Branch::Request {
-                consequences.push(fi);
-            } else {
-                also.push(fi);
-            }
-        }
-    }
+    let (consequences, also) = walk.scope(&chain);
+    let (layer, root_node) = (walk.layer, walk.root_node);
     let verdict = if severity == Severity::Error { Verdict::Broken } else { Verdict::AtRisk };
-    let f0 = &findings[first];
     let mut summary = format!(
         "{}: {} at {layer}: {}",
         t.target,
         if verdict == Verdict::Broken { "broken" } else { "at risk" },
-        f0.message
+        findings[first].message
     );
     if let Some(rc) = root_cause.filter(|&rc| rc != first) {
         summary.push_str(&format!(" — root cause: {}", findings[rc].message));
@@ -308,6 +93,291 @@ pub(super) fn conclude(
         consequences,
         also,
         claims,
+    }
+}
+
+/// The earliest failing layer on the path, as (severity, node, finding): errors first, else warnings.
+/// Findings on the request path count, and so do those on the certificate branch: what fails to make
+/// the served certificate fails the TLS layer of the node it hangs under. At one layer, the request
+/// path before the branch, the deeper node first, and at one node what the objects say (why) before what
+/// the probe saw (what).
+fn earliest_failure(nodes: &[PathNode], findings: &[Finding], passthrough: bool) -> Option<(Severity, usize, usize)> {
+    let mut on_path: Vec<(u8, Severity, usize, usize)> = Vec::new(); // layer rank, severity, node, finding
+    for (ni, n) in nodes.iter().enumerate() {
+        if !matches!(n.branch, Branch::Request | Branch::Certificate) {
+            continue;
+        }
+        for &fi in &n.findings {
+            let f = &findings[fi];
+            if PATH_LAYERS.contains(&f.meta.layer) && f.severity != Severity::Info {
+                on_path.push((f.meta.layer.path_rank(passthrough), f.severity, ni, fi));
+            }
+        }
+    }
+    on_path.sort_by_key(|&(r, s, ni, fi)| {
+        (
+            s,
+            r,
+            nodes[ni].branch != Branch::Request,
+            std::cmp::Reverse(depth_rank(nodes, ni)),
+            reported(&findings[fi], &nodes[ni]),
+            findings[fi].object.is_endpoint(),
+            fi,
+        )
+    });
+    on_path.first().map(|&(_, s, ni, fi)| (s, ni, fi))
+}
+
+/// The diagnosis of a path where nothing fails: ok when something claims the host, else unclaimed.
+fn healthy(t: &TraceTarget, nodes: Vec<PathNode>, passthrough: bool, claims: Vec<String>, claimed: bool) -> Diagnosis {
+    let verdict = if claimed { Verdict::Ok } else { Verdict::Unclaimed };
+    let summary = if claimed {
+        format!("{}: no problem found on the path ({} nodes)", t.target, nodes.len())
+    } else {
+        format!(
+            "{}: no Ingress, Gateway API route or Traefik IngressRoute in the inventory claims {}",
+            t.target, t.host
+        )
+    };
+    let also = all_findings(&nodes);
+    Diagnosis {
+        target: t.clone(),
+        verdict,
+        layer: None,
+        passthrough,
+        summary,
+        root_cause: None,
+        breaks_at: None,
+        chain: Vec::new(),
+        nodes,
+        consequences: Vec::new(),
+        also,
+        claims,
+    }
+}
+
+/// The walk from the failing node back to what made it fail.
+struct Walk<'a> {
+    nodes: &'a [PathNode],
+    findings: &'a [Finding],
+    passthrough: bool,
+    /// The severity of the failure (error, or warning when nothing errs).
+    severity: Severity,
+    /// Its layer.
+    layer: Layer,
+    /// The finding that fails the earliest layer.
+    first: usize,
+    /// The request-path node where the path breaks.
+    root_node: usize,
+}
+
+impl Walk<'_> {
+    fn rank(&self, l: Layer) -> u8 {
+        l.path_rank(self.passthrough)
+    }
+
+    /// The chain, symptom first: what was seen from outside, the Applications reporting it, upstream nodes
+    /// showing the same fault, the failing node, then down through the causes to the root. One link per
+    /// object: where one object carries several findings, the one that connects it to the chain stays.
+    fn chain(&self) -> Vec<ChainLink> {
+        let mut chain = Chain { links: Vec::new(), used: Vec::new() };
+        self.symptoms(&mut chain);
+        self.upstream(&mut chain);
+        self.failing_node(&mut chain);
+        self.causes(&mut chain);
+        let mut links = chain.links;
+        let mut i = 0;
+        while i + 1 < links.len() {
+            if key(&links[i].object) == key(&links[i + 1].object) && links[i].node == links[i + 1].node {
+                let keep_later = links[i + 1].finding == Some(self.first);
+                links.remove(if keep_later { i } else { i + 1 });
+            } else {
+                i += 1;
+            }
+        }
+        links
+    }
+
+    /// Symptoms seen from outside: what the probe saw (the outermost first: the reply before the
+    /// handshake), then Applications reporting the fault on the path.
+    fn symptoms(&self, chain: &mut Chain) {
+        let (nodes, findings) = (self.nodes, self.findings);
+        let mut seen_outside: Vec<(u8, usize, usize)> = Vec::new();
+        for (ni, n) in nodes.iter().enumerate() {
+            for &fi in &n.findings {
+                let f = &findings[fi];
+                if f.object.is_endpoint()
+                    && fi != self.first
+                    && f.severity <= self.severity
+                    && self.rank(f.meta.layer) >= self.rank(self.layer)
+                {
+                    seen_outside.push((self.rank(f.meta.layer), ni, fi));
+                }
+            }
+        }
+        seen_outside.sort_by_key(|&(r, _, fi)| (std::cmp::Reverse(r), fi));
+        for (_, ni, fi) in seen_outside {
+            if chain.push(self, ni, fi) {
+                if let Some(l) = chain.links.last_mut() {
+                    l.object = findings[fi].object.clone(); // seen from outside: the endpoint
+                }
+            }
+        }
+        for (ni, n) in nodes.iter().enumerate().filter(|(_, n)| n.branch == Branch::Gitops) {
+            for &fi in &n.findings {
+                let f = &findings[fi];
+                let names_path = f.related.iter().any(|r| {
+                    nodes
+                        .iter()
+                        .any(|m| m.branch == Branch::Request && m.object.as_ref().is_some_and(|o| key(o) == key(r)))
+                });
+                if names_path && f.severity <= self.severity {
+                    chain.push(self, ni, fi);
+                }
+            }
+        }
+    }
+
+    /// Upstream nodes that show the same fault (a route whose ResolvedRefs is False).
+    fn upstream(&self, chain: &mut Chain) {
+        let (nodes, findings) = (self.nodes, self.findings);
+        let mut upstream: Vec<(usize, usize)> = Vec::new();
+        for (ni, n) in nodes.iter().enumerate() {
+            if n.branch == Branch::Request
+                && ni != self.root_node
+                && depth_rank(nodes, ni) < depth_rank(nodes, self.root_node)
+            {
+                for &fi in &n.findings {
+                    if findings[fi].meta.layer == self.layer && findings[fi].severity <= self.severity {
+                        upstream.push((ni, fi));
+                    }
+                }
+            }
+        }
+        upstream.sort_by_key(|&(ni, fi)| (depth_rank(nodes, ni), fi));
+        for (ni, fi) in upstream {
+            chain.push(self, ni, fi);
+        }
+    }
+
+    /// The failing node: what other objects report of it (a route's ResolvedRefs=False), then what is
+    /// wrong with it (or the node itself, when it is only missing).
+    fn failing_node(&self, chain: &mut Chain) {
+        let (nodes, findings, root) = (self.nodes, self.findings, self.root_node);
+        let mut reports: Vec<usize> = nodes[root]
+            .findings
+            .iter()
+            .copied()
+            .filter(|&fi| {
+                fi != self.first && findings[fi].meta.layer == self.layer && findings[fi].severity <= self.severity
+            })
+            .filter(|&fi| reported(&findings[fi], &nodes[root]))
+            .collect();
+        reports.dedup_by_key(|fi| findings[*fi].object.clone());
+        for fi in reports {
+            let f = &findings[fi];
+            if !in_chain_object(&chain.links, &f.object) {
+                chain.links.push(ChainLink {
+                    object: f.object.clone(),
+                    node: root,
+                    state: short_state(&f.message).unwrap_or_else(|| f.meta.name.to_string()),
+                    finding: Some(fi),
+                    layer: f.meta.layer,
+                });
+            }
+        }
+        if nodes[root].findings.contains(&self.first) {
+            chain.push(self, root, self.first);
+        } else if let Some(o) = nodes[root].object.clone() {
+            chain.links.push(ChainLink {
+                object: o,
+                node: root,
+                state: passive_state(&nodes[root]),
+                finding: None,
+                layer: self.layer,
+            });
+        }
+    }
+
+    /// Down from the failing node through what made it fail (a missing Service ← a failed Job ← its Event).
+    fn causes(&self, chain: &mut Chain) {
+        let (nodes, findings) = (self.nodes, self.findings);
+        let mut descent = vec![self.root_node];
+        let mut cur = self.root_node;
+        while let Some(next) = cause_child(nodes, findings, cur, self.severity, self.layer) {
+            if descent.contains(&next) {
+                break;
+            }
+            descent.push(next);
+            cur = next;
+        }
+        for &ni in &descent[1..] {
+            if !nodes[ni].findings.iter().any(|&fi| findings[fi].severity <= self.severity) {
+                if let Some(o) = nodes[ni].object.clone() {
+                    let state = passive_state(&nodes[ni]);
+                    chain.links.push(ChainLink { object: o, node: ni, state, finding: None, layer: nodes[ni].layer });
+                }
+                continue;
+            }
+            let mut fs: Vec<usize> =
+                nodes[ni].findings.iter().copied().filter(|&fi| findings[fi].severity <= self.severity).collect();
+            // Findings that name what came before on the chain connect to it: they go first.
+            let before: Vec<Key> = chain.links.iter().map(|l| key(&l.object)).collect();
+            let names_before = |fi: usize| findings[fi].related.iter().any(|r| before.contains(&key(r)));
+            fs.sort_by_key(|&fi| {
+                (std::cmp::Reverse(findings[fi].severity), !names_before(fi), self.rank(findings[fi].meta.layer), fi)
+            });
+            for fi in fs {
+                chain.push(self, ni, fi);
+            }
+        }
+    }
+
+    /// The other findings on the path: consequences of the root cause when they hang below a chain node,
+    /// name a chain object, sit at a later layer or off the request path; the rest are independent.
+    fn scope(&self, chain: &[ChainLink]) -> (Vec<usize>, Vec<usize>) {
+        let (nodes, findings) = (self.nodes, self.findings);
+        let chain_nodes: Vec<usize> = chain.iter().map(|l| l.node).collect();
+        let chain_objects: Vec<Key> = chain.iter().map(|l| key(&l.object)).collect();
+        let mut consequences = Vec::new();
+        let mut also = Vec::new();
+        let mut seen: Vec<usize> = chain.iter().filter_map(|l| l.finding).collect();
+        for (ni, n) in nodes.iter().enumerate() {
+            for &fi in &n.findings {
+                if seen.contains(&fi) {
+                    continue;
+                }
+                seen.push(fi);
+                let f = &findings[fi];
+                let below = chain_nodes.iter().any(|&c| is_descendant(nodes, ni, c));
+                let names = f.related.iter().any(|r| chain_objects.contains(&key(r)));
+                let later = PATH_LAYERS.contains(&f.meta.layer) && self.rank(f.meta.layer) > self.rank(self.layer);
+                if below || names || later || n.branch != Branch::Request {
+                    consequences.push(fi);
+                } else {
+                    also.push(fi);
+                }
+            }
+        }
+        (consequences, also)
+    }
+}
+
+/// The chain being built: its links and the findings already on it.
+struct Chain {
+    links: Vec<ChainLink>,
+    used: Vec<usize>,
+}
+
+impl Chain {
+    /// Adds finding `fi` at node `ni`, once; true when it was added.
+    fn push(&mut self, w: &Walk<'_>, ni: usize, fi: usize) -> bool {
+        if self.used.contains(&fi) {
+            return false;
+        }
+        self.used.push(fi);
+        self.links.push(link(&w.nodes[ni], ni, &w.findings[fi], fi));
+        true
     }
 }
 

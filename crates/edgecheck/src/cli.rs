@@ -1,6 +1,7 @@
 //! Arguments.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
@@ -120,6 +121,9 @@ pub struct LintArgs {
     /// Namespace for objects that name none.
     #[arg(long, short = 'n')]
     pub namespace: Option<String>,
+    /// Files larger than this (and stdin) are not read (`64MiB`, `512KiB`, bytes) [default: 64MiB, or `max-file-size` in the config].
+    #[arg(long, value_parser = parse_size)]
+    pub max_file_size: Option<u64>,
     /// API versions the target cluster serves (like helm's flag): `group/version` or `group/version/Kind`.
     #[arg(long, value_delimiter = ',')]
     pub api_versions: Vec<String>,
@@ -138,7 +142,7 @@ pub struct LintArgs {
 #[derive(Debug, Args)]
 pub struct ProbeArgs {
     /// `https://host[:port]/path`, `http://...`, `grpc(s)://host:port`, or `HOST[:PORT]` (https).
-    #[arg(required = true)]
+    #[arg(required = true, value_parser = probe_target)]
     pub targets: Vec<String>,
     /// Probe options.
     #[command(flatten)]
@@ -163,9 +167,9 @@ pub struct ProbeOpts {
     /// ALPN protocols to offer.
     #[arg(long, value_delimiter = ',', default_value = "h2,http/1.1")]
     pub alpn: Vec<String>,
-    /// Timeout per phase (`5s`, `500ms`).
-    #[arg(long, default_value = "5s")]
-    pub timeout: String,
+    /// Timeout per phase (`5s`, `500ms`, `1m30s`; at most 1h).
+    #[arg(long, default_value = "5s", value_parser = probe_timeout)]
+    pub timeout: Duration,
     /// Also ask this DNS server (ADDR[:PORT]) and compare with the system resolver.
     #[arg(long)]
     pub dns_server: Option<String>,
@@ -190,6 +194,7 @@ pub struct ProbeOpts {
 #[derive(Debug, Args)]
 pub struct TraceArgs {
     /// The URL whose path to follow: `https://host[:port]/path`, `http://...`, `grpc(s)://host:port`.
+    #[arg(value_parser = trace_target)]
     pub url: String,
     /// Read the objects from these files, directories or dumps (`-` for stdin) instead of a cluster.
     #[arg(long, num_args = 1..)]
@@ -209,6 +214,9 @@ pub struct TraceArgs {
     /// Default namespace of objects without one (files only).
     #[arg(long)]
     pub namespace: Option<String>,
+    /// Files larger than this (and stdin) are not read (`64MiB`, `512KiB`, bytes) [default: 64MiB, or `max-file-size` in the config].
+    #[arg(long, value_parser = parse_size)]
+    pub max_file_size: Option<u64>,
     /// Probe options.
     #[command(flatten)]
     pub probe: ProbeOpts,
@@ -232,9 +240,10 @@ pub struct ScanArgs {
     /// Scan all namespaces (the default; as kubectl's flag).
     #[arg(long, short = 'A')]
     pub all_namespaces: bool,
-    /// Seconds before one API request is given up (the kind is then reported as not checked).
-    #[arg(long, default_value_t = 30)]
-    pub request_timeout: u64,
+    /// Time before one API request is given up, the kind then reported as not checked (`30s`, `1m`, or
+    /// seconds as a bare number, like kubectl's; at most 24h).
+    #[arg(long, default_value = "30s", value_parser = request_timeout)]
+    pub request_timeout: Duration,
     /// The cluster's CNI (flannel, terway, cilium, calico, ...), when the objects do not show it.
     #[arg(long)]
     pub cni: Option<String>,
@@ -252,4 +261,139 @@ pub struct RbacArgs {
     /// The ServiceAccount to bind, as `namespace/name`.
     #[arg(long, default_value = "edgecheck/edgecheck")]
     pub service_account: String,
+}
+
+fn parse_size(s: &str) -> Result<u64, String> {
+    edgecheck_load::read::parse_size(s)
+}
+
+/// The longest probe timeout per phase.
+const MAX_PROBE_TIMEOUT: Duration = Duration::from_secs(3600);
+/// The longest of any other duration.
+const MAX_DURATION: Duration = Duration::from_secs(24 * 3600);
+
+fn probe_timeout(s: &str) -> Result<Duration, String> {
+    parse_duration(s, MAX_PROBE_TIMEOUT)
+}
+
+fn request_timeout(s: &str) -> Result<Duration, String> {
+    parse_duration(s, MAX_DURATION)
+}
+
+/// The one duration syntax of every flag: a bare number of seconds (`30`, `2.5`), or numbers with units
+/// `h`, `m`, `s`, `ms` in sequence (`5s`, `500ms`, `1m30s`, as Go's and kubectl's). Positive and at most
+/// `max`; no exponent, sign, `inf` or `NaN`. Computed in whole nanoseconds: no float can overflow.
+pub fn parse_duration(s: &str, max: Duration) -> Result<Duration, String> {
+    let bad = || format!("`{s}`: expected a duration such as 5s, 500ms, 1m30s or a number of seconds");
+    let t = s.trim();
+    if t.is_empty() {
+        return Err(bad());
+    }
+    let mut rest = t;
+    let mut total: u128 = 0;
+    while !rest.is_empty() {
+        let int_len = rest.find(|c: char| !c.is_ascii_digit()).unwrap_or(rest.len());
+        let (int, after) = rest.split_at(int_len);
+        let (frac, after) = match after.strip_prefix('.') {
+            Some(f) => f.split_at(f.find(|c: char| !c.is_ascii_digit()).unwrap_or(f.len())),
+            None => ("", after),
+        };
+        if int.is_empty() && frac.is_empty() {
+            return Err(bad());
+        }
+        let unit_len = after.find(|c: char| c.is_ascii_digit() || c == '.').unwrap_or(after.len());
+        let (unit, after) = after.split_at(unit_len);
+        let nanos_per: u128 = match unit {
+            "" if rest.len() == t.len() && after.is_empty() => 1_000_000_000,
+            "h" => 3_600_000_000_000,
+            "m" => 60_000_000_000,
+            "s" => 1_000_000_000,
+            "ms" => 1_000_000,
+            _ => return Err(bad()),
+        };
+        // More digits than any bound needs: too large (or too precise) either way.
+        if int.len() > 12 || frac.len() > 9 {
+            return Err(format!("`{s}`: too large or too precise (at most {})", show(max)));
+        }
+        let int: u128 = if int.is_empty() { 0 } else { int.parse().map_err(|_| bad())? };
+        let frac_nanos: u128 = if frac.is_empty() { 0 } else { format!("{frac:0<9}").parse().map_err(|_| bad())? };
+        total += int * nanos_per + frac_nanos * nanos_per / 1_000_000_000;
+        rest = after;
+    }
+    if total == 0 {
+        return Err(format!("`{s}`: must be more than zero"));
+    }
+    if total > max.as_nanos() {
+        return Err(format!("`{s}` is too long (at most {})", show(max)));
+    }
+    // At most `max` (hours): fits in u64 nanoseconds.
+    Ok(Duration::from_nanos(u64::try_from(total).unwrap_or(u64::MAX)))
+}
+
+fn show(d: Duration) -> String {
+    match d.as_secs() {
+        s if s.is_multiple_of(3600) => format!("{}h", s / 3600),
+        s => format!("{s}s"),
+    }
+}
+
+fn probe_target(s: &str) -> Result<String, String> {
+    target(s, "probe")
+}
+
+fn trace_target(s: &str) -> Result<String, String> {
+    target(s, "trace")
+}
+
+/// The one target syntax of `probe` and `trace` ([`edgecheck_checks::diagnose::TraceTarget::parse`]).
+fn target(s: &str, verb: &str) -> Result<String, String> {
+    if edgecheck_checks::diagnose::TraceTarget::parse(s).is_some_and(|t| t.port != 0) {
+        return Ok(s.to_string());
+    }
+    let scheme = s.split_once("://").map(|(sc, _)| sc.to_ascii_lowercase());
+    let why = match scheme.as_deref() {
+        Some("https" | "http" | "grpc" | "grpcs") | None => "no host, or a port that is not 1-65535".to_string(),
+        Some(other) => format!("the scheme `{other}` is not one edgecheck speaks"),
+    };
+    Err(format!(
+        "`{s}` is not a URL edgecheck can {verb} ({why}): expected https://host[:port]/path, http://, grpc://, grpcs:// or HOST[:PORT]"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const H: Duration = Duration::from_secs(3600);
+
+    #[test]
+    fn durations_parse_once_and_stay_bounded() {
+        assert_eq!(parse_duration("500ms", H), Ok(Duration::from_millis(500)));
+        assert_eq!(parse_duration("2s", H), Ok(Duration::from_secs(2)));
+        assert_eq!(parse_duration("30", H), Ok(Duration::from_secs(30)));
+        assert_eq!(parse_duration("2.5", H), Ok(Duration::from_millis(2500)));
+        assert_eq!(parse_duration("1m30s", H), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_duration("1h", H), Ok(H));
+        assert_eq!(parse_duration("0.25s", H), Ok(Duration::from_millis(250)));
+        for bad in
+            ["soon", "", "1e20s", "1e19s", "inf", "NaN", "-1s", "+5s", "1e400s", "5 s", "5x", "s", ".s", "1.2.3s"]
+        {
+            assert!(parse_duration(bad, H).is_err(), "{bad}");
+        }
+        assert!(parse_duration("18446744073709551615s", H).unwrap_err().contains("too large"));
+        assert!(parse_duration("3601s", H).unwrap_err().contains("at most 1h"));
+        assert!(parse_duration("0s", H).unwrap_err().contains("more than zero"));
+        assert_eq!(parse_duration("24h", MAX_DURATION), Ok(MAX_DURATION));
+        assert!(parse_duration("25h", MAX_DURATION).is_err());
+    }
+
+    #[test]
+    fn targets_parse_as_trace_does() {
+        assert!(target("https://shop.example.com/x", "probe").is_ok());
+        assert!(target("shop.example.com:8443", "probe").is_ok());
+        assert!(target("ftp://127.0.0.1/", "probe").unwrap_err().contains("scheme `ftp`"));
+        assert!(target("https://127.0.0.1:99999/", "probe").unwrap_err().contains("not 1-65535"));
+        assert!(target("https://127.0.0.1:0/", "probe").unwrap_err().contains("not 1-65535"));
+        assert!(target("https://:443/", "probe").unwrap_err().contains("no host"));
+    }
 }

@@ -43,6 +43,31 @@ pub struct Options {
     pub repo_urls: Option<Vec<String>>,
     /// Days before expiry at which certificates are reported.
     pub expiry_warning_days: Option<i64>,
+    /// The largest file read (`"64MiB"`, `"512KiB"`, or a number of bytes) [default 64 MiB].
+    pub max_file_size: Option<Size>,
+}
+
+/// A size in a config file: a number of bytes or a string with a unit.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(untagged)]
+pub enum Size {
+    /// Bytes.
+    Bytes(u64),
+    /// `64MiB`.
+    Text(String),
+}
+
+impl Size {
+    /// In bytes.
+    pub fn bytes(&self) -> anyhow::Result<u64> {
+        match self {
+            Size::Bytes(0) => anyhow::bail!("config max-file-size: the limit must be at least one byte"),
+            Size::Bytes(n) => Ok(*n),
+            Size::Text(t) => {
+                edgecheck_load::read::parse_size(t).map_err(|e| anyhow::anyhow!("config max-file-size {e}"))
+            }
+        }
+    }
 }
 
 /// A loaded config and where it was.
@@ -64,7 +89,9 @@ pub fn discover(start: &Path, explicit: Option<&Path>, disabled: bool) -> anyhow
         None => find_upwards(start),
     };
     let Some(path) = path else { return Ok(Loaded::default()) };
-    let text = std::fs::read_to_string(&path).with_context(|| format!("cannot read config {}", path.display()))?;
+    let text = edgecheck_load::read::read_regular_file(&path, edgecheck_load::DEFAULT_MAX_FILE_SIZE)
+        .with_context(|| format!("cannot read config {}", path.display()))?;
+    let text = String::from_utf8(text).with_context(|| format!("config {} is not UTF-8", path.display()))?;
     let options: Options = toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
     Ok(Loaded { options, path: Some(path) })
 }

@@ -53,11 +53,20 @@ pub fn gateway_intersect(listener: Option<&str>, route: &str) -> Option<String> 
 
 /// Whether a host name holds a placeholder that a later step substitutes: Flux `postBuild` and envsubst
 /// variables (`${DOMAIN}`, `$DOMAIN`), template directives (`{{ .Values.host }}`), token-replace markers
-/// (`__HOST__`, `#{host}#`) and documentation stand-ins (`registry.<your domain>`). Such a name is not
-/// malformed: it is not the name yet.
+/// (`__HOST__`, `#{host}#`, `{DOMAIN}`) and documentation stand-ins (`registry.<your domain>`). Such a
+/// name is not malformed: it is not the name yet.
 pub fn placeholder(host: &str) -> bool {
     let b = host.as_bytes();
     if host.contains("${") || host.contains("{{") || host.contains("#{") {
+        return true;
+    }
+    // `{NAME}`: an identifier in single braces.
+    if host.split('{').skip(1).any(|part| {
+        part.split_once('}').is_some_and(|(name, _)| {
+            name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
+        })
+    }) {
         return true;
     }
     if b.windows(2).any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_')) {
@@ -79,7 +88,9 @@ pub fn placeholder(host: &str) -> bool {
 }
 
 /// Why a host name is malformed, if it is: a port glued on (`web.ns.svc.cluster.local443`,
-/// `host:443`), a scheme, a path, empty labels or characters DNS names cannot have.
+/// `host:443`), a scheme, a path, empty labels, characters DNS names cannot have, a label that starts
+/// or ends with a hyphen or is longer than 63 characters, a name longer than 253 (RFC 1123, as the API
+/// server validates host names).
 pub fn malformed(host: &str) -> Option<String> {
     let h = host.trim();
     if h.is_empty() {
@@ -110,6 +121,16 @@ pub fn malformed(host: &str) -> Option<String> {
         if !l.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-') {
             return Some(format!("`{h}` has a character that is not allowed in a DNS name"));
         }
+        if l.starts_with('-') || l.ends_with('-') {
+            return Some(format!("`{h}` has a label that starts or ends with a hyphen (`{l}`)"));
+        }
+        if l.len() > 63 {
+            return Some(format!("`{h}` has a label of {} characters (at most 63)", l.len()));
+        }
+    }
+    let len = h.trim_end_matches('.').len();
+    if len > 253 {
+        return Some(format!("`{h}` is {len} characters long (at most 253)"));
     }
     // A port glued to the last label: a known suffix followed by digits.
     let last = labels.last().copied().unwrap_or("");
@@ -142,6 +163,17 @@ pub fn malformed(host: &str) -> Option<String> {
     None
 }
 
+/// Why the API server would refuse `host` in a field it validates as an RFC 1123 name (Ingress hosts,
+/// Gateway API hostnames, `externalName`) beyond [`malformed`]: upper-case letters. Placeholders are not
+/// judged.
+pub fn not_lower_case(host: &str) -> Option<String> {
+    let h = host.trim();
+    if placeholder(h) || !h.bytes().any(|b| b.is_ascii_uppercase()) {
+        return None;
+    }
+    Some(format!("`{h}` has upper-case letters; the API server accepts only lower-case names here (RFC 1123)"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,6 +187,8 @@ mod tests {
             "__INGRESS_HOST__",
             "registry.<your domain>",
             "#{host}#.example.com",
+            "{SHOP_HOST}.example.com",
+            "shop.{domain}",
         ] {
             assert!(placeholder(h), "{h}");
             assert_eq!(malformed(h), None, "{h}");
@@ -218,5 +252,30 @@ mod tests {
         assert!(malformed("*.example.com").is_none());
         assert!(malformed("web80.example.com").is_none());
         assert!(malformed("node1.local").is_none());
+    }
+
+    #[test]
+    fn names_the_api_server_rejects() {
+        let long_label = "a".repeat(64);
+        let label63 = "a".repeat(63);
+        let long_name = [label63.as_str(); 4].join(".");
+        assert!(malformed(&format!("{long_label}.example.com")).unwrap().contains("64 characters (at most 63)"));
+        assert_eq!(malformed(&format!("{label63}.example.com")), None);
+        assert!(malformed(&format!("{long_name}.com")).unwrap().contains("characters long (at most 253)"));
+        assert_eq!(malformed(&format!("{}.com", [label63.as_str(); 3].join("."))), None);
+        let name253 = &[label63.as_str(); 4].join(".")[..253];
+        assert_eq!(malformed(&format!("{name253}.")), None);
+        assert!(malformed("-shop.example.com").unwrap().contains("hyphen (`-shop`)"));
+        assert!(malformed("shop-.example.com").is_some());
+        assert!(malformed("shop.example-.com").is_some());
+        assert_eq!(malformed("xn--bcher-kva.example.com"), None);
+        assert_eq!(malformed("*.example.com"), None);
+        assert!(not_lower_case("Shop.example.com").unwrap().contains("upper-case"));
+        assert_eq!(not_lower_case("shop.example.com"), None);
+        assert_eq!(not_lower_case("*.example.com"), None);
+        assert_eq!(not_lower_case("{SHOP_HOST}.example.com"), None);
+        assert_eq!(not_lower_case("__INGRESS_HOST__"), None);
+        assert_eq!(not_lower_case("app.${SECRET_DOMAIN}"), None);
+        assert_eq!(not_lower_case("{{ .Values.Host }}"), None);
     }
 }

@@ -12,6 +12,7 @@
 //! This is its own crate (not a feature of `edgecheck_load`) so the file loader and the check engine
 //! stay free of tokio, hyper and rustls; only the CLI links it.
 
+mod files;
 mod page;
 
 use std::collections::{BTreeSet, HashSet};
@@ -191,6 +192,7 @@ pub fn scan(options: &ScanOptions) -> Result<Scan, ScanError> {
 }
 
 async fn config(options: &ScanOptions) -> Result<(Config, String), ScanError> {
+    files::check_kubeconfig_files(options.kubeconfig.as_deref())?;
     let kc_options = KubeConfigOptions { context: options.context.clone(), ..KubeConfigOptions::default() };
     if let Some(path) = &options.kubeconfig {
         let kc = Kubeconfig::read_from(path).map_err(|e| ScanError::Config(format!("{}: {e}", path.display())))?;

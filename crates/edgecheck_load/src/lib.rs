@@ -3,10 +3,10 @@
 //! and line; the run goes on with everything else.
 
 mod objects;
+pub mod read;
 mod repo;
 pub mod yaml;
 
-use std::io::Read as _;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -15,12 +15,21 @@ use rayon::prelude::*;
 
 pub use objects::object_from_live_value;
 pub use objects::objects_from_document;
+pub use read::{read_regular_file, ReadError, DEFAULT_MAX_FILE_SIZE};
 
 /// What to load.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct LoadOptions {
     /// Extra `repoURL`s that name a linted path (config `repo-urls`), as (path, url).
     pub repo_urls: Vec<(PathBuf, String)>,
+    /// The largest file (and stdin) read, in bytes; larger ones are `Unreadable` problems.
+    pub max_file_size: u64,
+}
+
+impl Default for LoadOptions {
+    fn default() -> Self {
+        LoadOptions { repo_urls: Vec::new(), max_file_size: DEFAULT_MAX_FILE_SIZE }
+    }
 }
 
 /// Why nothing at all could be loaded from a path (exit code 2).
@@ -61,7 +70,9 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
             errors.push(LoadError::NotFound(p.clone()));
             continue;
         }
-        if p.is_file() {
+        // Anything but a directory (links followed) is read as a file: reading refuses FIFOs and
+        // devices with a problem naming them.
+        if !p.is_dir() {
             inputs.push(Input { path: p.clone(), display: display(p), stdin: false });
             continue;
         }
@@ -86,8 +97,9 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
                     charts.push(parent.to_path_buf());
                 }
             }
-            // Symlinks to files are read like files; a dangling one becomes an `Unreadable` problem.
-            let is_file = entry.file_type().is_file() || (entry.file_type().is_symlink() && !entry.path().is_dir());
+            // Anything with a manifest's name that is not a directory (links followed) is an input: a
+            // dangling link, a FIFO or a device becomes an `Unreadable` problem when it is read.
+            let is_file = !entry.file_type().is_dir() && !entry.path().is_dir();
             if !is_file || !has_manifest_extension(entry.path()) {
                 continue;
             }
@@ -103,8 +115,9 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
         }
     }
 
-    let parsed: Vec<FileResult> = inputs.par_iter().map(load_input).collect();
-    inv.files = parsed.len();
+    let parsed: Vec<FileResult> = inputs.par_iter().map(|i| load_input(i, options.max_file_size)).collect();
+    // Files that could be read (whether or not they parse); the others are `Unreadable` problems.
+    inv.files = parsed.iter().filter(|r| r.read).count();
     inv.skipped_templates += skipped_templates;
     // Sized once: grown by doubling, the vector of a large repository's objects was copied into ever
     // larger fresh allocations, several times its final size in all.
@@ -159,20 +172,19 @@ struct FileResult {
     /// Documents that do not parse because they are templates.
     templates: usize,
     node_configs: Vec<edgecheck_core::NodeConfig>,
+    /// The file could be read as text (it may still not parse); binary files are not.
+    read: bool,
 }
 
-fn load_input(input: &Input) -> FileResult {
+fn load_input(input: &Input, limit: u64) -> FileResult {
     let bytes = if input.stdin {
-        let mut b = Vec::new();
-        match std::io::stdin().read_to_end(&mut b) {
-            Ok(_) => b,
-            Err(e) => return unreadable(&input.display, &e.to_string()),
-        }
+        read::read_bounded(std::io::stdin().lock(), limit)
     } else {
-        match std::fs::read(&input.path) {
-            Ok(b) => b,
-            Err(e) => return unreadable(&input.display, &e.to_string()),
-        }
+        read::read_regular_file(&input.path, limit)
+    };
+    let bytes = match bytes {
+        Ok(b) => b,
+        Err(e) => return unreadable(&input.display, &e.to_string()),
     };
     if bytes.contains(&0) {
         return FileResult {
@@ -205,10 +217,12 @@ fn load_input(input: &Input) -> FileResult {
 }
 
 fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
-    let mut r = FileResult::default();
+    let mut r = FileResult { read: true, ..FileResult::default() };
     let docs = if json {
         match yaml::parse_single(text) {
             Ok(d) => d.into_iter().map(Ok).collect(),
+            // JSON has no aliases: a YAML reading that expands too many is reported as such.
+            Err(yerr) if yerr.excessive_aliasing => vec![Err(yerr)],
             Err(yerr) => match serde_json::from_str::<serde_json::Value>(text) {
                 Ok(value) => vec![Ok(yaml::Document { line: 1, value, lines: LineTable::default() })],
                 Err(e) => {
@@ -252,6 +266,12 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
                 );
             }
             Err(e) if e.templated => r.templates += 1,
+            Err(e) if e.excessive_aliasing => r.problems.push(problem(
+                LoadProblemKind::YamlSyntax,
+                file,
+                Some(e.line),
+                format!("{} (column {})", e.message, e.col),
+            )),
             Err(e) => r.problems.push(problem(
                 LoadProblemKind::YamlSyntax,
                 file,

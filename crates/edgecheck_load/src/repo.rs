@@ -4,8 +4,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use edgecheck_core::{Inventory, RepoInfo};
+use edgecheck_core::{Inventory, LoadProblem, LoadProblemKind, RepoInfo};
 
+use crate::read::{read_regular_text, ReadError};
 use crate::LoadOptions;
 
 /// Finds the checkouts of `files` (and of the linted `roots` named in `options.repo_urls`), fills
@@ -35,7 +36,7 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
         let (top, mut remotes) = match (configured, find_git_root(&base)) {
             (Some((root, urls)), _) => (root, urls),
             (None, Some(g)) => {
-                let r = remotes_of(&g);
+                let r = remotes_of(&g, options.max_file_size, &mut inv.problems);
                 (g, r)
             }
             (None, None) => continue,
@@ -84,21 +85,30 @@ fn find_git_root(start: &Path) -> Option<PathBuf> {
     None
 }
 
-/// Remote URLs from `.git/config` (or the config of the directory a `.git` file points at).
-fn remotes_of(root: &Path) -> Vec<String> {
+/// Remote URLs from `.git/config` (or the config of the directory a `.git` file points at). Git's own
+/// files are read as bounded regular files too: one that is a FIFO or a device is an `Unreadable` problem.
+fn remotes_of(root: &Path, limit: u64, problems: &mut Vec<LoadProblem>) -> Vec<String> {
+    let mut read = |p: &Path| match read_regular_text(p, limit) {
+        Ok(t) => Some(t),
+        Err(ReadError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => {
+            let message = format!("cannot read: {e}; the checkout's remotes are not known");
+            problems.push(crate::problem(LoadProblemKind::Unreadable, &crate::display(p), None, message));
+            None
+        }
+    };
     let git = root.join(".git");
-    let dir = if git.is_file() {
-        std::fs::read_to_string(&git)
-            .ok()
+    let dir = if git.exists() && !git.is_dir() {
+        read(&git)
             .and_then(|s| s.lines().find_map(|l| l.strip_prefix("gitdir:").map(|p| root.join(p.trim()))))
             .unwrap_or(git)
     } else {
         git
     };
-    let mut config = std::fs::read_to_string(dir.join("config")).unwrap_or_default();
+    let mut config = read(&dir.join("config")).unwrap_or_default();
     // A worktree's config lives in the main repository (`commondir`).
-    if let Ok(common) = std::fs::read_to_string(dir.join("commondir")) {
-        config.push_str(&std::fs::read_to_string(dir.join(common.trim()).join("config")).unwrap_or_default());
+    if let Some(common) = read(&dir.join("commondir")) {
+        config.push_str(&read(&dir.join(common.trim()).join("config")).unwrap_or_default());
     }
     let mut out = Vec::new();
     let mut in_remote = false;

@@ -4,6 +4,13 @@
 //! YAML forbids it inside scalar content), so a syntax error in one document does not hide the others,
 //! and each document is converted from yaml-rust2's event stream into a `serde_json::Value` while the
 //! line of every mapping key and sequence item is recorded in a [`LineTable`].
+//!
+//! Aliases are expanded (copied) into the value, within the bound the Kubernetes API server's YAML
+//! decoder (go-yaml v2/v3, through sigs.k8s.io/yaml) sets: once a document has decoded more than 1,000
+//! nodes of which more than 100 came from aliases, the share of alias-expanded nodes may not exceed
+//! 99% up to 400,000 nodes, falling linearly to 10% at 4,000,000 and staying there ([`aliasing_allowed`]).
+//! A document holds at most max(4,000,000, 1.12 × its own nodes) nodes; past that it is a
+//! [`SyntaxError`] with `excessive_aliasing` (a "billion laughs" never reaches memory).
 
 use std::collections::HashMap;
 
@@ -36,6 +43,8 @@ pub struct SyntaxError {
     /// substitution variables (`${VAR}`: Flux postBuild, envsubst): it is a template to be rendered, not
     /// a broken manifest.
     pub templated: bool,
+    /// The document's aliases expand past the bound ([`aliasing_allowed`]): not a template either.
+    pub excessive_aliasing: bool,
 }
 
 /// Splits text into documents and parses each. Returns parsed documents and syntax errors, in order.
@@ -103,8 +112,32 @@ fn is_blank(chunk: &str) -> bool {
 /// mapping, `items` from `start` for a sequence) and are moved into a container of exactly their size when
 /// it ends: growing each small map and list as it filled left most of their capacity unused.
 enum Frame {
-    Map { start: usize, path: u64, key: Option<(String, u64)>, anchor: usize },
-    Seq { start: usize, path: u64, anchor: usize },
+    Map { start: usize, path: u64, key: Option<(String, u64)>, anchor: usize, nodes: usize },
+    Seq { start: usize, path: u64, anchor: usize, nodes: usize },
+}
+
+/// Alias expansion passed the bound: the counts when it did.
+struct ExcessiveAliasing {
+    aliased: usize,
+    nodes: usize,
+}
+
+/// Whether `aliased` alias-expanded nodes among `nodes` decoded ones are within go-yaml's bound
+/// (`allowedAliasRatio` and its guard in go-yaml v2.2.8+/v3, which the Kubernetes API server uses).
+pub fn aliasing_allowed(aliased: usize, nodes: usize) -> bool {
+    if aliased <= 100 || nodes <= 1000 {
+        return true;
+    }
+    // Node counts are far below 2^52: exact as f64.
+    let n = nodes as f64;
+    let ratio = if nodes <= 400_000 {
+        0.99
+    } else if nodes >= 4_000_000 {
+        0.10
+    } else {
+        0.99 - 0.89 * ((n - 400_000.0) / 3_600_000.0)
+    };
+    aliased as f64 / n <= ratio
 }
 
 struct Builder {
@@ -113,7 +146,12 @@ struct Builder {
     entries: Vec<(String, Value)>,
     /// Items of the open sequences, innermost last.
     items: Vec<Value>,
-    anchors: HashMap<usize, Value>,
+    /// Anchored values and their node counts.
+    anchors: HashMap<usize, (Value, usize)>,
+    /// Nodes decoded so far, keys and alias expansions included (go-yaml's `decodeCount`).
+    nodes: usize,
+    /// Of those, the nodes copied from aliases (go-yaml's `aliasCount`).
+    aliased: usize,
     lines: LineTable,
     offset: u32,
     root: Option<Value>,
@@ -155,46 +193,59 @@ impl Builder {
         }
     }
 
-    fn on_event(&mut self, ev: Event, m: Marker) {
+    fn on_event(&mut self, ev: Event, m: Marker) -> Result<(), ExcessiveAliasing> {
         match ev {
             Event::Scalar(s, style, anchor, tag) => {
+                self.nodes += 1;
                 if let Some(Frame::Map { key: key @ None, path, .. }) = self.stack.last_mut() {
                     let p = LineTable::key(*path, &s);
                     *key = Some((s, p));
                     let line = u32::try_from(m.line()).unwrap_or(u32::MAX).saturating_add(self.offset);
                     self.lines.insert(p, line);
-                    return;
+                    return Ok(());
                 }
                 let _ = self.child_path(m);
                 let tagged_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
                 let v = if style == TScalarStyle::Plain && !tagged_str { resolve_plain(s) } else { Value::String(s) };
                 if anchor > 0 {
-                    self.anchors.insert(anchor, v.clone());
+                    self.anchors.insert(anchor, (v.clone(), 1));
                 }
                 self.put(v);
             }
             Event::Alias(id) => {
-                let v = self.anchors.get(&id).cloned().unwrap_or(Value::Null);
+                // Counted before it is copied: an expansion past the bound is never built.
+                let size = self.anchors.get(&id).map_or(1, |(_, n)| *n);
+                // The alias node itself, then the copy of its anchor's nodes (as go-yaml counts them).
+                let (aliased, nodes) = (self.aliased.saturating_add(size), self.nodes.saturating_add(size + 1));
+                if !aliasing_allowed(aliased, nodes) {
+                    return Err(ExcessiveAliasing { aliased, nodes });
+                }
+                (self.aliased, self.nodes) = (aliased, nodes);
+                let v = self.anchors.get(&id).map_or(Value::Null, |(v, _)| v.clone());
                 if let Some(Frame::Map { key: key @ None, path, .. }) = self.stack.last_mut() {
                     let k = scalar_key(&v);
                     let p = LineTable::key(*path, &k);
                     *key = Some((k, p));
-                    return;
+                    return Ok(());
                 }
                 let _ = self.child_path(m);
                 self.put(v);
             }
             Event::MappingStart(anchor, _) => {
                 let path = self.child_path(m);
-                self.stack.push(Frame::Map { start: self.entries.len(), path, key: None, anchor });
+                let nodes = self.nodes;
+                self.nodes += 1;
+                self.stack.push(Frame::Map { start: self.entries.len(), path, key: None, anchor, nodes });
             }
             Event::SequenceStart(anchor, _) => {
                 let path = self.child_path(m);
-                self.stack.push(Frame::Seq { start: self.items.len(), path, anchor });
+                let nodes = self.nodes;
+                self.nodes += 1;
+                self.stack.push(Frame::Seq { start: self.items.len(), path, anchor, nodes });
             }
             Event::MappingEnd | Event::SequenceEnd => {
-                let (v, anchor) = match self.stack.pop() {
-                    Some(Frame::Map { start, anchor, .. }) => {
+                let (v, anchor, first) = match self.stack.pop() {
+                    Some(Frame::Map { start, anchor, nodes, .. }) => {
                         let mut map = Map::with_capacity(self.entries.len() - start);
                         for (k, v) in self.entries.drain(start..) {
                             if k == "<<" {
@@ -203,27 +254,28 @@ impl Builder {
                                 map.insert(k, v);
                             }
                         }
-                        (Value::Object(map), anchor)
+                        (Value::Object(map), anchor, nodes)
                     }
-                    Some(Frame::Seq { start, anchor, .. }) => {
-                        (Value::Array(self.items.drain(start..).collect()), anchor)
+                    Some(Frame::Seq { start, anchor, nodes, .. }) => {
+                        (Value::Array(self.items.drain(start..).collect()), anchor, nodes)
                     }
-                    None => return,
+                    None => return Ok(()),
                 };
                 if anchor > 0 {
-                    self.anchors.insert(anchor, v.clone());
+                    self.anchors.insert(anchor, (v.clone(), self.nodes - first));
                 }
                 // A complex (non-scalar) mapping key: keep it as its JSON text.
                 if let Some(Frame::Map { key: key @ None, path, .. }) = self.stack.last_mut() {
                     let k = v.to_string();
                     let p = LineTable::key(*path, &k);
                     *key = Some((k, p));
-                    return;
+                    return Ok(());
                 }
                 self.put(v);
             }
             _ => {}
         }
+        Ok(())
     }
 }
 
@@ -257,6 +309,8 @@ fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxErro
         entries: Vec::new(),
         items: Vec::new(),
         anchors: HashMap::new(),
+        nodes: 0,
+        aliased: 0,
         lines: LineTable::default(),
         offset: start_line - 1,
         root: None,
@@ -271,7 +325,22 @@ fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxErro
                     break;
                 }
             }
-            Ok((ev, m)) => b.on_event(ev, m),
+            Ok((ev, m)) => {
+                if let Err(e) = b.on_event(ev, m) {
+                    return Err(SyntaxError {
+                        line: b.line(m),
+                        col: u32::try_from(m.col()).unwrap_or(0).saturating_add(1),
+                        message: format!(
+                            "alias expansion exceeds the bound: {} of {} nodes would be copies made by aliases \
+                             (the Kubernetes API server's YAML decoder refuses such a document: at most 99% \
+                             aliased up to 400,000 nodes, down to 10% from 4,000,000)",
+                            e.aliased, e.nodes
+                        ),
+                        templated: false,
+                        excessive_aliasing: true,
+                    });
+                }
+            }
             Err(e) => {
                 // The parser may notice an unclosed construct only at the end of the chunk; keep the
                 // line inside the chunk (the last line with content).
@@ -282,6 +351,7 @@ fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxErro
                     col: u32::try_from(e.marker().col()).unwrap_or(0),
                     message: e.info().to_string(),
                     templated: text.contains("{{") || text.contains("{%") || text.contains("${"),
+                    excessive_aliasing: false,
                 });
             }
         }
@@ -411,5 +481,61 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("forward . /etc/resolv.conf"));
+    }
+
+    /// `a0: &a0 [x, x, ...]`, then `aN: &aN [*aN-1 × width]`: width^depth nodes from a few lines.
+    fn laughs(width: usize, depth: usize) -> String {
+        let mut t = format!("a0: &a0 [{}]\n", vec!["lol"; width].join(", "));
+        for i in 1..=depth {
+            t.push_str(&format!("a{i}: &a{i} [{}]\n", vec![format!("*a{}", i - 1); width].join(", ")));
+        }
+        t
+    }
+
+    #[test]
+    fn billion_laughs_is_refused_at_the_line_of_the_alias() {
+        let text = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: lol}}\ndata:\n  {}",
+            laughs(10, 9).replace('\n', "\n  ")
+        );
+        let err = parse_single(&text).unwrap_err();
+        assert!(err.excessive_aliasing && !err.templated, "{err:?}");
+        assert!(err.message.starts_with("alias expansion exceeds the bound"), "{}", err.message);
+        // The ~40 nodes of the text allow ~4,000 copies: `a3` (line 8, 10^3 laughs) is where they pass.
+        assert_eq!(err.line, 8, "{err:?}");
+    }
+
+    #[test]
+    fn doubling_and_merge_chains_are_refused() {
+        let mut t = String::from("a0: &a0 {k: v}\n");
+        for i in 1..40 {
+            t.push_str(&format!("a{i}: &a{i} [*a{p}, *a{p}]\n", p = i - 1));
+        }
+        assert!(parse_single(&t).unwrap_err().excessive_aliasing);
+        let mut m = String::from("m0: &m0 {k0: [x, x, x, x, x, x, x, x, x, x]}\n");
+        for i in 1..12 {
+            m.push_str(&format!("m{i}: &m{i}\n  <<: *m{p}\n  k{i}: [*m{p}, *m{p}, *m{p}, *m{p}]\n", p = i - 1));
+        }
+        let err = parse_single(&m).unwrap_err();
+        assert!(err.excessive_aliasing, "{err:?}");
+    }
+
+    #[test]
+    fn ordinary_aliasing_is_kept() {
+        // 10^2 laughs: within the bound (as the API server accepts it), fully expanded.
+        let d = parse_single(&laughs(10, 2)).unwrap().unwrap();
+        assert_eq!(d.value["a2"][9][9][9], "lol");
+        // One anchor of 9 nodes used by 500 list items among 2,000 nodes of text: a common shape.
+        let mut t = String::from("base: &b {a: 1, b: 2, c: 3, d: 4}\nitems:\n");
+        for i in 0..500 {
+            t.push_str(&format!("  - {{name: n{i}, x: 1, y: 2, spec: *b}}\n"));
+        }
+        let d = parse_single(&t).unwrap().unwrap();
+        assert_eq!(d.value["items"][499]["spec"]["d"], 4);
+        assert!(aliasing_allowed(99_000, 100_000));
+        assert!(!aliasing_allowed(99_100, 100_000));
+        assert!(aliasing_allowed(400_000, 4_000_000));
+        assert!(!aliasing_allowed(400_001, 4_000_000));
+        assert!(aliasing_allowed(100, 1_000_000) && aliasing_allowed(900, 1000));
     }
 }

@@ -4,7 +4,7 @@ use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use edgecheck_checks::{Selection, Suppression};
-use edgecheck_core::{Graph, Options, Severity};
+use edgecheck_core::{Graph, Inventory, LoadProblemKind, Options, Severity};
 use edgecheck_report::{Format, Report};
 
 use crate::cli::{CheckArgs, ColorChoice, FailOn, LintArgs, OutputFormat};
@@ -92,13 +92,7 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
     let cfg = &loaded.options;
     let s = settings(&args.check, cfg)?;
 
-    let mut load_opts = edgecheck_load::LoadOptions::default();
-    if let (Some(urls), Some(path)) = (&cfg.repo_urls, &loaded.path) {
-        let dir = path.parent().map(PathBuf::from).unwrap_or_default();
-        for u in urls {
-            load_opts.repo_urls.push((dir.clone(), u.clone()));
-        }
-    }
+    let load_opts = load_options(&loaded, args.max_file_size)?;
     let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();
     let t0 = std::time::Instant::now();
     let (inventory, errors) = edgecheck_load::load_paths(&args.paths, &load_opts);
@@ -107,7 +101,7 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
     for e in &errors {
         eprintln!("edgecheck: {e}");
     }
-    if errors.len() == args.paths.len() {
+    if errors.len() == args.paths.len() || nothing_read(&inventory, &args.paths) {
         return Ok(2);
     }
     let options = Options {
@@ -151,6 +145,59 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
     std::mem::forget(analysis);
     std::mem::forget(graph);
     code
+}
+
+/// The loader's options: the config's `repo-urls` and the file size limit (the flag, else the config's
+/// `max-file-size`, else 64 MiB).
+pub fn load_options(
+    loaded: &config::Loaded,
+    max_file_size: Option<u64>,
+) -> anyhow::Result<edgecheck_load::LoadOptions> {
+    let mut load_opts = edgecheck_load::LoadOptions::default();
+    if let (Some(urls), Some(path)) = (&loaded.options.repo_urls, &loaded.path) {
+        let dir = path.parent().map(PathBuf::from).unwrap_or_default();
+        for u in urls {
+            load_opts.repo_urls.push((dir.clone(), u.clone()));
+        }
+    }
+    load_opts.max_file_size = match (max_file_size, &loaded.options.max_file_size) {
+        (Some(n), _) => n,
+        (None, Some(size)) => size.bytes()?,
+        (None, None) => edgecheck_load::DEFAULT_MAX_FILE_SIZE,
+    };
+    Ok(load_opts)
+}
+
+/// No file could be read (none found, or every one unreadable): says why on stderr and returns true, for
+/// exit 2. A file that was read but does not parse counts as read (LOD001).
+pub fn nothing_read(inv: &Inventory, paths: &[PathBuf]) -> bool {
+    if inv.files > 0 {
+        return false;
+    }
+    let unreadable: Vec<_> = inv
+        .problems
+        .iter()
+        .filter(|p| matches!(p.kind, LoadProblemKind::Unreadable | LoadProblemKind::Binary))
+        .collect();
+    for p in &unreadable {
+        let file = edgecheck_core::redact::controls(&p.file);
+        eprintln!("edgecheck: {file}: {}", edgecheck_core::redact::controls(&p.message));
+    }
+    if unreadable.is_empty() {
+        let templates = match inv.skipped_templates {
+            0 => String::new(),
+            n => format!(" ({n} Helm chart template{} skipped)", if n == 1 { "" } else { "s" }),
+        };
+        for p in paths.iter().filter(|p| p.is_dir()) {
+            let p = p.to_string_lossy();
+            eprintln!(
+                "edgecheck: {}: no manifest (.yaml, .yml, .json) found{templates}",
+                edgecheck_core::redact::controls(&p)
+            );
+        }
+    }
+    eprintln!("edgecheck: nothing to check: no file could be read");
+    true
 }
 
 /// The process's peak resident set so far (`VmHWM`), for `EDGECHECK_TIMINGS`; `?` where unknown.

@@ -1,7 +1,6 @@
 //! `probe`: the data plane only. Observations become findings through the same catalogue as lint.
 
 use std::net::IpAddr;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use edgecheck_core::{Graph, Inventory, Options};
@@ -35,7 +34,7 @@ pub fn probe(targets: &[String], p: &ProbeOpts, now: i64) -> anyhow::Result<Vec<
         cacert: p.cacert.clone(),
         sni: p.sni.clone(),
         alpn: p.alpn.clone(),
-        timeout: parse_duration(&p.timeout)?,
+        timeout: p.timeout,
         dns_server: p.dns_server.clone(),
         concurrency: p.concurrency.max(1),
         grpc: p.grpc,
@@ -48,7 +47,8 @@ pub fn probe(targets: &[String], p: &ProbeOpts, now: i64) -> anyhow::Result<Vec<
         opts.resolve.push(parse_resolve(r)?);
     }
     if let Some(ca) = &opts.cacert {
-        anyhow::ensure!(ca.is_file(), "--cacert {}: no such file", ca.display());
+        edgecheck_load::read::check_regular_file(ca, edgecheck_load::DEFAULT_MAX_FILE_SIZE)
+            .map_err(|e| anyhow::anyhow!("--cacert {}: {e}", ca.display()))?;
     }
     let observations = edgecheck_probe::probe_blocking(targets, &opts);
     if let Some(path) = &p.save_observations {
@@ -56,24 +56,6 @@ pub fn probe(targets: &[String], p: &ProbeOpts, now: i64) -> anyhow::Result<Vec<
         std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
     }
     Ok(observations)
-}
-
-/// `5s`, `500ms`, `1m`, or plain seconds.
-fn parse_duration(s: &str) -> anyhow::Result<Duration> {
-    let s = s.trim();
-    let (num, mult) = if let Some(n) = s.strip_suffix("ms") {
-        (n, 0.001)
-    } else if let Some(n) = s.strip_suffix('s') {
-        (n, 1.0)
-    } else if let Some(n) = s.strip_suffix('m') {
-        (n, 60.0)
-    } else {
-        (s, 1.0)
-    };
-    let v: f64 =
-        num.parse().map_err(|_| anyhow::anyhow!("--timeout `{s}`: expected a duration such as 5s or 500ms"))?;
-    anyhow::ensure!(v > 0.0, "--timeout must be positive");
-    Ok(Duration::from_secs_f64(v * mult))
 }
 
 /// curl's `HOST:PORT:ADDR` (ADDR may be `[v6]`).
@@ -91,12 +73,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn resolve_and_durations() {
+    fn resolve() {
         assert_eq!(parse_resolve("shop.example.com:443:127.0.0.1").unwrap().1, 443);
         assert_eq!(parse_resolve("a:8443:[::1]").unwrap().2, "::1".parse::<IpAddr>().unwrap());
         assert!(parse_resolve("a:443").is_err());
-        assert_eq!(parse_duration("500ms").unwrap(), Duration::from_millis(500));
-        assert_eq!(parse_duration("2s").unwrap(), Duration::from_secs(2));
-        assert!(parse_duration("soon").is_err());
     }
 }

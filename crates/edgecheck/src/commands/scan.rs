@@ -1,7 +1,5 @@
 //! `scan`: a live cluster, read-only; `rbac`: the role it needs.
 
-use std::time::Duration;
-
 use edgecheck_core::{Graph, Options};
 
 use crate::cli::{RbacArgs, ScanArgs};
@@ -16,7 +14,7 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         kubeconfig: args.kubeconfig.clone(),
         context: args.context.clone(),
         namespace: if args.all_namespaces { None } else { args.namespace.clone() },
-        timeout: Some(Duration::from_secs(args.request_timeout.max(1))),
+        timeout: Some(args.request_timeout),
         page_size: None,
         limits: edgecheck_kube::Limits::default(),
         progress: progress_bar(),

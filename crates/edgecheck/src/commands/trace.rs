@@ -46,18 +46,12 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
             }
         }
     } else {
-        let mut load_opts = edgecheck_load::LoadOptions::default();
-        if let (Some(urls), Some(path)) = (&cfg.repo_urls, &loaded.path) {
-            let dir = path.parent().map(PathBuf::from).unwrap_or_default();
-            for u in urls {
-                load_opts.repo_urls.push((dir.clone(), u.clone()));
-            }
-        }
+        let load_opts = super::lint::load_options(&loaded, args.max_file_size)?;
         let (inventory, errors) = edgecheck_load::load_paths(&args.from, &load_opts);
         for e in &errors {
             eprintln!("edgecheck: {e}");
         }
-        if errors.len() == args.from.len() {
+        if errors.len() == args.from.len() || super::lint::nothing_read(&inventory, &args.from) {
             return Ok(2);
         }
         let options = Options {
@@ -75,7 +69,9 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
     };
 
     let observations: Vec<TargetObservation> = if let Some(path) = &args.observations {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let text = edgecheck_load::read::read_regular_file(path, edgecheck_load::DEFAULT_MAX_FILE_SIZE)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = String::from_utf8_lossy(&text);
         serde_json::from_str(&text).with_context(|| format!("{}: not saved observations", path.display()))?
     } else if args.no_probe {
         Vec::new()

@@ -4,6 +4,7 @@
 mod builds;
 mod examples;
 mod formats;
+mod hostile_input;
 mod hostile_output;
 mod lint;
 mod probe;

@@ -76,3 +76,34 @@ pub fn files_with(v: &serde_json::Value, code: &str) -> Vec<String> {
         .map(|f| f["file"].as_str().unwrap_or_default().to_string())
         .collect()
 }
+
+/// Runs the binary under guards against hangs and blow-ups, `stdin` from a path (else none): killed after
+/// 30 s (exit 137) and its address space capped at 1 GiB (an allocation past it aborts, exit 134). The
+/// cases that use it are about bounds, not speed: a correct run takes well under a second.
+pub fn edgecheck_guarded(dir: &Path, args: &[&str], stdin: Option<&Path>) -> Run {
+    let bin = env!("CARGO_BIN_EXE_edgecheck");
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c")
+        .arg("ulimit -v 1048576 && exec timeout -s KILL 30 \"$@\"")
+        .arg("sh")
+        .arg(bin)
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1");
+    cmd.stdin(match stdin {
+        Some(p) => std::process::Stdio::from(std::fs::File::open(p).expect("stdin")),
+        None => std::process::Stdio::null(),
+    });
+    let out = cmd.output().expect("run");
+    Run {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+/// Makes a FIFO at `path` (no writer ever opens it: a reader would block forever).
+pub fn mkfifo(path: &Path) {
+    let ok = std::process::Command::new("mkfifo").arg(path).status().expect("mkfifo").success();
+    assert!(ok, "mkfifo {}", path.display());
+}

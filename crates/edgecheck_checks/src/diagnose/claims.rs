@@ -69,15 +69,38 @@ pub struct ClaimIndex<'g> {
     sources: Vec<Source>,
     exact: HashMap<String, Vec<usize>>,
     loose: Vec<usize>,
+    /// Per Ingress, its rules by exact host and the others (wildcard, hostless): a claim reads only the
+    /// rules that can match, not every rule of an Ingress with thousands of them for every host.
+    ingress_rules: HashMap<ObjId, RuleIndex>,
+}
+
+#[derive(Default)]
+struct RuleIndex {
+    exact: HashMap<String, Vec<usize>>,
+    other: Vec<usize>,
 }
 
 impl<'g> ClaimIndex<'g> {
     /// Indexes every host pattern of every claiming object.
     pub fn build(graph: &'g Graph, model: &'g Model) -> ClaimIndex<'g> {
-        let mut ix = ClaimIndex { graph, model, sources: Vec::new(), exact: HashMap::new(), loose: Vec::new() };
+        let mut ix = ClaimIndex {
+            graph,
+            model,
+            sources: Vec::new(),
+            exact: HashMap::new(),
+            loose: Vec::new(),
+            ingress_rules: HashMap::new(),
+        };
         for (id, _, ing) in graph.each::<views::Ingress>() {
             let mut hosts: Vec<Option<String>> =
                 ing.spec.rules.iter().map(|r| r.host.as_deref().map(normalize)).collect();
+            let rules = ix.ingress_rules.entry(id).or_default();
+            for (ri, h) in hosts.iter().enumerate() {
+                match h {
+                    Some(h) if !h.contains('*') => rules.exact.entry(h.clone()).or_default().push(ri),
+                    _ => rules.other.push(ri),
+                }
+            }
             if ing.spec.default_backend.is_some() || ing.spec.backend.is_some() {
                 hosts.push(None);
             }
@@ -208,7 +231,13 @@ impl<'g> ClaimIndex<'g> {
         let o = self.graph.obj(id);
         let ing = self.graph.view::<views::Ingress>(id)?;
         let mut best: Option<(u8, usize, usize, Option<usize>, String)> = None; // rank, len, rule, path, how
-        for (ri, rule) in ing.spec.rules.iter().enumerate() {
+                                                                                // The rules that can match `t.host`, in rule order (the first of equals wins).
+        let mut candidates: Vec<usize> = match self.ingress_rules.get(&id) {
+            Some(ix) => ix.exact.get(&t.host).into_iter().flatten().chain(&ix.other).copied().collect(),
+            None => (0..ing.spec.rules.len()).collect(),
+        };
+        candidates.sort_unstable();
+        for (ri, rule) in candidates.into_iter().filter_map(|ri| ing.spec.rules.get(ri).map(|r| (ri, r))) {
             let rank = match rule.host.as_deref().map(normalize) {
                 None => 2,
                 Some(h) if h == t.host => 0,

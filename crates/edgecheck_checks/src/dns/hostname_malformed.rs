@@ -1,4 +1,4 @@
-use edgecheck_core::hostname::malformed;
+use edgecheck_core::hostname::{malformed, not_lower_case};
 use edgecheck_core::views::{Certificate, Gateway, Ingress, Route, Service, TraefikRoute};
 use edgecheck_core::{Findings, Layer, Object, Severity};
 
@@ -8,7 +8,10 @@ declare_check! {
     /// ## What it checks
     /// Host names that are not DNS names: a port glued on (`shop.example.com:443`, or
     /// `argocd-server.argocd.svc.cluster.local443` with the colon lost), a URL scheme, a path, an empty
-    /// label or a character DNS names cannot hold. It reads Ingress `rules[].host` and `tls[].hosts`,
+    /// label, a character DNS names cannot hold, a label that starts or ends with a hyphen or is over 63
+    /// characters, a name over 253; and, in the fields the API server validates as RFC 1123 names
+    /// (Ingress hosts, Gateway API hostnames, `externalName`), upper-case letters. Placeholders a later
+    /// step substitutes (`${VAR}`, `{{ .Values.host }}`, `{HOST}`, `__HOST__`) are not judged. It reads Ingress `rules[].host` and `tls[].hosts`,
     /// Gateway listener `hostname`, route `hostnames` (HTTPRoute, GRPCRoute, TLSRoute), cert-manager
     /// Certificate `dnsNames`, Traefik `Host()`/`HostSNI()`/`HostHeader()` rules, Service
     /// `externalName` and Argo CD's `url` in ConfigMap `argocd-cm`.
@@ -17,8 +20,9 @@ declare_check! {
     /// Nothing resolves such a name. A route or Ingress rule with it matches no request (clients send
     /// `Host: shop.example.com`, never with `:443` glued to it in the rule's sense), a Certificate with it
     /// is refused by the CA, an ExternalName Service points at a name no resolver answers, and Argo CD
-    /// builds broken SSO callback and notification links from a bad `url`. The fault sits at the very
-    /// start of the path: DNS.
+    /// builds broken SSO callback and notification links from a bad `url`. The API server refuses an
+    /// Ingress, Gateway, route or Service whose host is not a lower-case RFC 1123 name, so the object
+    /// never reaches the cluster. The fault sits at the very start of the path: DNS.
     ///
     /// ## Example
     /// ```yaml
@@ -29,8 +33,8 @@ declare_check! {
     /// ```
     ///
     /// ## How to fix
-    /// Write the bare host name (`shop.example.com`); ports belong in the Service, listener or entry
-    /// point, schemes and paths in the URL fields that take them.
+    /// Write the bare host name in lower case (`shop.example.com`); ports belong in the Service, listener
+    /// or entry point, schemes and paths in the URL fields that take them.
     pub(crate) struct HostnameMalformed {
         code: "DNS001", name: "hostname-malformed", layer: Layer::Dns, severity: Severity::Error,
     }
@@ -38,48 +42,60 @@ declare_check! {
 
 impl HostnameMalformed {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        let mut report = |obj: &Object, path: String, host: &str, what: &str| {
-            if let Some(why) = malformed(host) {
-                out.at(obj, &path)
-                    .message(format!("{} {what} {why}; no DNS name can match it", obj.to_ref()))
-                    .evidence(format!("{path}: {host}"))
-                    .fix("write the bare host name, without port, scheme or path")
-                    .emit();
-            }
+        // `validated`: a field the API server checks as a lower-case RFC 1123 name.
+        let mut report = |obj: &Object, path: String, host: &str, what: &str, validated: bool| {
+            let (why, fix) = if let Some(why) = malformed(host) {
+                (format!("{why}; no DNS name can match it"), "write the bare host name, without port, scheme or path")
+            } else if let Some(why) = not_lower_case(host).filter(|_| validated) {
+                (format!("{why}; the object is rejected"), "write the host name in lower case")
+            } else {
+                return;
+            };
+            out.at(obj, &path)
+                .message(format!("{} {what} {why}", obj.to_ref()))
+                .evidence(format!("{path}: {host}"))
+                .fix(fix)
+                .emit();
         };
         for (_, o, ing) in cx.graph.each::<Ingress>() {
             for (i, r) in ing.spec.rules.iter().enumerate() {
                 if let Some(h) = &r.host {
-                    report(o, format!("spec.rules[{i}].host"), h, "rule host");
+                    report(o, format!("spec.rules[{i}].host"), h, "rule host", true);
                 }
             }
             for (i, t) in ing.spec.tls.iter().enumerate() {
                 for (j, h) in t.hosts.iter().enumerate() {
-                    report(o, format!("spec.tls[{i}].hosts[{j}]"), h, "tls host");
+                    report(o, format!("spec.tls[{i}].hosts[{j}]"), h, "tls host", true);
                 }
             }
         }
         for (_, o, gw) in cx.graph.each::<Gateway>() {
             for (i, l) in gw.spec.listeners.iter().enumerate() {
                 if let Some(h) = &l.hostname {
-                    report(o, format!("spec.listeners[{i}].hostname"), h, &format!("listener `{}` hostname", l.name));
+                    report(
+                        o,
+                        format!("spec.listeners[{i}].hostname"),
+                        h,
+                        &format!("listener `{}` hostname", l.name),
+                        true,
+                    );
                 }
             }
         }
         for (_, o, r) in cx.graph.each::<Route>() {
             for (i, h) in r.spec.hostnames.iter().enumerate() {
-                report(o, format!("spec.hostnames[{i}]"), h, "hostname");
+                report(o, format!("spec.hostnames[{i}]"), h, "hostname", true);
             }
         }
         for (_, o, c) in cx.graph.each::<Certificate>() {
             for (i, h) in c.spec.dns_names.iter().enumerate() {
-                report(o, format!("spec.dnsNames[{i}]"), h, "dnsName");
+                report(o, format!("spec.dnsNames[{i}]"), h, "dnsName", false);
             }
         }
         for (_, o, s) in cx.graph.each::<Service>() {
             if s.spec.kind() == "ExternalName" {
                 if let Some(h) = &s.spec.external_name {
-                    report(o, "spec.externalName".into(), h, "externalName");
+                    report(o, "spec.externalName".into(), h, "externalName", true);
                 }
             }
         }
@@ -87,7 +103,7 @@ impl HostnameMalformed {
             for (i, r) in tr.spec.routes.iter().enumerate() {
                 for h in traefik_hosts(&r.rule) {
                     if h != "*" {
-                        report(o, format!("spec.routes[{i}].match"), &h, "rule host");
+                        report(o, format!("spec.routes[{i}].match"), &h, "rule host", false);
                     }
                 }
             }
@@ -105,7 +121,7 @@ impl HostnameMalformed {
                     Some((h, p)) if !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()) => h,
                     _ => authority,
                 };
-                report(o, "data.url".into(), host, "url host");
+                report(o, "data.url".into(), host, "url host", false);
             }
         }
     }

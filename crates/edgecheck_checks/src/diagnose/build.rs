@@ -182,43 +182,81 @@ pub(super) fn build(
     obs: Option<&TargetObservation>,
 ) -> Path {
     let mut b = Builder { graph, model, nodes: Vec::new(), ids: Vec::new() };
-    let name = b.add(Role::Name, Layer::Dns, Branch::Request, None, What::Text(t.host.clone()));
-    if let Some(o) = obs {
-        for d in &o.dns {
-            let line = match d.outcome {
-                DnsOutcome::Answer | DnsOutcome::Static => format!("{}: {}", d.resolver, d.addresses.join(", ")),
-                other => format!(
-                    "{}: {:?}{}",
-                    d.resolver,
-                    other,
-                    d.detail.as_ref().map(|x| format!(" ({x})")).unwrap_or_default()
-                ),
-            };
-            b.detail(name, line);
-        }
-    }
+    let name = name_node(&mut b, t, obs);
     let claims = cx.claims.claims(t);
-    let mut lines: Vec<String> = Vec::new();
-    for (i, c) in claims.iter().enumerate() {
-        let who = graph.obj(c.route).to_ref().to_string();
-        lines.push(if i == 0 {
-            format!("claimed by {who}: {}", c.how)
-        } else {
-            format!("also claimed by {who}: {}", c.how)
-        });
-    }
+    let lines = claim_lines(graph, &claims);
     let Some(claim) = claims.first() else {
         let app = b.add(Role::App, Layer::App, Branch::Request, Some(name), What::Text("application".into()));
         app_detail(&mut b, app, obs);
         return Path { nodes: b.nodes, ids: b.ids, passthrough: false, claims: lines, claimed: false };
     };
     let passthrough = claim.passthrough;
-
     // The address the name should resolve to, then the entry: the class / Gateway and listener
     // that receive the request.
     let address = b.add(Role::Address, Layer::Listener, Branch::Request, Some(name), What::Text(String::new()));
     let entry = entry(&mut b, claim, t, address);
-    let addrs = entry_addresses(graph, cx, claim, b.ids[entry]);
+    address_detail(&mut b, cx, claim, address, entry);
+    // TLS, when the proxy terminates it.
+    let tls_node = (t.tls() && !passthrough).then(|| tls(&mut b, cx, claim, t, entry));
+    let route = b.add(
+        Role::Route,
+        Layer::Route,
+        Branch::Request,
+        Some(tls_node.unwrap_or(entry)),
+        What::Found(claim.route, String::new()),
+    );
+    b.detail(route, claim.how.clone());
+    let (services, workloads) = backends(&mut b, cx, claim, route);
+    let last = workloads.first().or(services.first()).copied().unwrap_or(route);
+    let mut app_parent = last;
+    if t.tls() && passthrough {
+        let what = What::Text("TLS terminated by the backend (passthrough)".into());
+        app_parent = b.add(Role::Tls, Layer::Tls, Branch::Request, Some(last), what);
+    }
+    let app = b.add(Role::App, Layer::App, Branch::Request, Some(app_parent), What::Text("application".into()));
+    app_detail(&mut b, app, obs);
+    secret_delivery(&mut b, cx, &workloads, t);
+    gitops(&mut b, cx);
+    Path { nodes: b.nodes, ids: b.ids, passthrough, claims: lines, claimed: true }
+}
+
+/// The host name, with what each resolver answered.
+fn name_node(b: &mut Builder<'_>, t: &TraceTarget, obs: Option<&TargetObservation>) -> usize {
+    let name = b.add(Role::Name, Layer::Dns, Branch::Request, None, What::Text(t.host.clone()));
+    for d in obs.map(|o| o.dns.as_slice()).unwrap_or_default() {
+        let line = match d.outcome {
+            DnsOutcome::Answer | DnsOutcome::Static => format!("{}: {}", d.resolver, d.addresses.join(", ")),
+            other => format!(
+                "{}: {:?}{}",
+                d.resolver,
+                other,
+                d.detail.as_ref().map(|x| format!(" ({x})")).unwrap_or_default()
+            ),
+        };
+        b.detail(name, line);
+    }
+    name
+}
+
+/// Who claims the host, the winner first.
+fn claim_lines(graph: &Graph, claims: &[Claim]) -> Vec<String> {
+    claims
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let who = graph.obj(c.route).to_ref().to_string();
+            if i == 0 {
+                format!("claimed by {who}: {}", c.how)
+            } else {
+                format!("also claimed by {who}: {}", c.how)
+            }
+        })
+        .collect()
+}
+
+/// The addresses the objects give the entry, on the address node.
+fn address_detail(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, address: usize, entry: usize) {
+    let addrs = entry_addresses(b.graph, cx, claim, b.ids[entry]);
     b.nodes[address].label = if addrs.is_empty() {
         b.nodes[address].state = NodeState::Unknown;
         "no address in the objects".to_string()
@@ -230,26 +268,17 @@ pub(super) fn build(
     for (a, from) in addrs {
         b.detail(address, format!("{a} from {from}"));
     }
-    // TLS, when the proxy terminates it.
-    let mut tls_node = None;
-    if t.tls() && !passthrough {
-        tls_node = Some(tls(&mut b, cx, claim, t, entry));
-    }
-    let route = b.add(
-        Role::Route,
-        Layer::Route,
-        Branch::Request,
-        Some(tls_node.unwrap_or(entry)),
-        What::Found(claim.route, String::new()),
-    );
-    b.detail(route, claim.how.clone());
-    // Backends of the matched rule.
+}
+
+/// The Services of the matched rule, their EndpointSlices and the workloads they select. Returns the
+/// Service and workload nodes.
+fn backends(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, route: usize) -> (Vec<usize>, Vec<usize>) {
+    let graph = b.graph;
     let mut services = Vec::new();
     let mut workloads = Vec::new();
     let edges: Vec<_> = graph
         .edges_from_kind(claim.route, EdgeKind::Backend)
         .filter(|e| claim.backend_fields.iter().any(|f| e.field.starts_with(f.as_str())))
-        .cloned()
         .collect();
     for e in &edges {
         let port = e.port.as_ref().map(|p| format!("port {p}")).unwrap_or_default();
@@ -258,17 +287,12 @@ pub(super) fn build(
         let Target::Found(sid) = e.to else { continue };
         let o = graph.obj(sid);
         if let Some(s) = graph.view::<views::Service>(sid) {
-            service_detail(&mut b, svc, s, e.port.as_ref());
+            service_detail(b, svc, s, e.port.as_ref());
         }
         if let Some(ns) = &o.namespace {
             for &slice in cx.slices.get(&(ns.clone(), o.name.clone())).into_iter().flatten() {
-                let n = b.add(
-                    Role::Endpoints,
-                    Layer::Backend,
-                    Branch::Request,
-                    Some(svc),
-                    What::Found(slice, String::new()),
-                );
+                let what = What::Found(slice, String::new());
+                let n = b.add(Role::Endpoints, Layer::Backend, Branch::Request, Some(svc), what);
                 if let Some(es) = graph.view::<views::EndpointSlice>(slice) {
                     let ready = es
                         .endpoints
@@ -279,10 +303,10 @@ pub(super) fn build(
                 }
             }
         }
-        for w in graph.edges_from_kind(sid, EdgeKind::Selects).filter_map(|e| e.to.found()).collect::<Vec<_>>() {
+        for w in graph.edges_from_kind(sid, EdgeKind::Selects).filter_map(|e| e.to.found()) {
             let n = b.add(Role::Workload, Layer::Backend, Branch::Request, Some(svc), What::Found(w, String::new()));
             if let Some(wv) = graph.view::<views::Workload>(w) {
-                workload_detail(&mut b, n, wv, graph.view::<views::Service>(sid), e.port.as_ref());
+                workload_detail(b, n, wv, graph.view::<views::Service>(sid), e.port.as_ref());
             }
             workloads.push(n);
         }
@@ -290,59 +314,48 @@ pub(super) fn build(
     if edges.is_empty() && matches!(claim.kind, RouteKind::TraefikHttp | RouteKind::TraefikTcp) {
         b.detail(route, "no Kubernetes Service backend (TraefikService or noop)");
     }
-    let last = workloads.first().or(services.first()).copied().unwrap_or(route);
-    let mut app_parent = last;
-    if t.tls() && passthrough {
-        let n = b.add(
-            Role::Tls,
-            Layer::Tls,
-            Branch::Request,
-            Some(last),
-            What::Text("TLS terminated by the backend (passthrough)".into()),
-        );
-        app_parent = n;
-    }
-    let app = b.add(Role::App, Layer::App, Branch::Request, Some(app_parent), What::Text("application".into()));
-    app_detail(&mut b, app, obs);
+    (services, workloads)
+}
 
-    // Secret delivery to the workloads.
-    for &w in &workloads {
+/// The Secrets the workloads read, with what produces each.
+fn secret_delivery(b: &mut Builder<'_>, cx: &PathIndex<'_>, workloads: &[usize], t: &TraceTarget) {
+    let graph = b.graph;
+    for &w in workloads {
         let Some(wid) = b.ids[w] else { continue };
         let ns = graph.obj(wid).namespace.clone();
-        let uses: Vec<String> = graph
-            .view::<views::Workload>(wid)
-            .map(|v| v.secret_uses.iter().map(|u| u.secret.clone()).collect())
-            .unwrap_or_default();
-        let mut seen = Vec::new();
-        for s in uses {
+        let mut seen: Vec<&str> = Vec::new();
+        for u in graph.view::<views::Workload>(wid).map(|v| v.secret_uses.as_slice()).unwrap_or_default() {
+            let s = u.secret.as_str();
             if seen.contains(&s) {
                 continue;
             }
-            seen.push(s.clone());
-            let to = match graph.find(edgecheck_core::kind::K::SECRET, ns.as_deref(), &s) {
+            seen.push(s);
+            let to = match graph.find(edgecheck_core::kind::K::SECRET, ns.as_deref(), s) {
                 Some(id) => Target::Found(id),
-                None => Target::Missing(ObjectRef::new(edgecheck_core::kind::K::SECRET, ns.as_deref(), &s)),
+                None => Target::Missing(ObjectRef::new(edgecheck_core::kind::K::SECRET, ns.as_deref(), s)),
             };
             let n = b.target(Role::Secret, Layer::Secrets, Branch::Secrets, w, &to, "");
-            producers(&mut b, cx, n, ns.as_deref(), &s, t);
+            producers(b, cx, n, ns.as_deref(), s, t);
         }
     }
-    // GitOps: the Application that owns each object on the request path.
+}
+
+/// GitOps: the Application that owns each object on the path.
+fn gitops(b: &mut Builder<'_>, cx: &PathIndex<'_>) {
     let count = b.nodes.len();
     for i in 0..count {
         let Some(id) = b.ids[i] else { continue };
         if b.nodes[i].branch == Branch::Gitops {
             continue;
         }
-        if let Some(app) = cx.owner(graph, id) {
+        if let Some(app) = cx.owner(b.graph, id) {
             let exists = b.ids.contains(&Some(app));
             let n = b.target(Role::Application, Layer::Gitops, Branch::Gitops, i, &Target::Found(app), "");
             if !exists {
-                application_detail(&mut b, n, app);
+                application_detail(b, n, app);
             }
         }
     }
-    Path { nodes: b.nodes, ids: b.ids, passthrough, claims: lines, claimed: true }
 }
 
 fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> usize {

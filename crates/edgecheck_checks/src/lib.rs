@@ -20,7 +20,7 @@ mod dns;
 mod gitops;
 mod input;
 mod listener;
-mod probe;
+mod observed;
 mod route;
 mod secrets;
 mod tls;

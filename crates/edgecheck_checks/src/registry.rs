@@ -19,7 +19,6 @@ pub fn all_checks() -> &'static [&'static dyn Check] {
             crate::app::CHECKS,
             crate::gitops::CHECKS,
             crate::secrets::CHECKS,
-            crate::probe::CHECKS,
         ] {
             v.extend_from_slice(layer);
         }

@@ -17,6 +17,9 @@ mod target_port_name_missing;
 mod route_backend_unresolved;
 mod route_status_backend_condition_false;
 
+// --- over live observations (probe, trace)
+mod backend_proxy_no_endpoints;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
@@ -36,6 +39,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- Gateway API backendRefs (BKD090–BKD099)
     &route_backend_unresolved::RouteBackendUnresolved,
     &route_status_backend_condition_false::RouteStatusBackendConditionFalse,
+    // --- over live observations (probe, trace)
+    &backend_proxy_no_endpoints::BackendProxyNoEndpoints,
 ];
 
 #[cfg(test)]

@@ -6,6 +6,11 @@ pub(crate) mod hostname_malformed;
 // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
 mod application_repo_lookup_failed;
 
+// --- over live observations (probe, trace)
+mod dns_answer_not_entry;
+mod dns_name_unresolved;
+mod dns_resolvers_disagree;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
@@ -15,6 +20,10 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &coredns_forward_stub::CorednsForwardStub,
     // --- gitops (GIT001–GIT059, SEC001–SEC039, DNS020–DNS029)
     &application_repo_lookup_failed::ApplicationRepoLookupFailed,
+    // --- over live observations (probe, trace)
+    &dns_name_unresolved::DnsNameUnresolved,
+    &dns_resolvers_disagree::DnsResolversDisagree,
+    &dns_answer_not_entry::DnsAnswerNotEntry,
 ];
 
 #[cfg(test)]

@@ -12,6 +12,9 @@ mod external_secret_defaults_drift;
 mod ignore_differences_not_respected;
 mod repository_host_key_missing;
 
+// --- over live observations (probe, trace)
+mod gitops_green_data_plane_red;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
@@ -27,6 +30,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &application_comparison_error::ApplicationComparisonError,
     &application_degraded::ApplicationDegraded,
     &application_out_of_sync::ApplicationOutOfSync,
+    // --- over live observations (probe, trace)
+    &gitops_green_data_plane_red::GitopsGreenDataPlaneRed,
 ];
 
 #[cfg(test)]

@@ -17,6 +17,9 @@ mod cilium_lb_pool_missing;
 mod service_lb_address_pending;
 mod traefik_entrypoint_undefined;
 
+// --- over live observations (probe, trace)
+mod endpoint_connect_failed;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
@@ -37,6 +40,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &cilium_lb_pool_missing::CiliumLbPoolMissing,
     &traefik_entrypoint_undefined::TraefikEntrypointUndefined,
     &alb_https_certificate_missing::AlbHttpsCertificateMissing,
+    // --- over live observations (probe, trace)
+    &endpoint_connect_failed::EndpointConnectFailed,
 ];
 
 #[cfg(test)]

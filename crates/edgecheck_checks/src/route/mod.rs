@@ -18,6 +18,9 @@ mod ingress_class_missing;
 mod ingress_class_parameters_missing;
 mod ingress_path_conflict;
 
+// --- over live observations (probe, trace)
+mod route_proxy_not_found;
+
 use crate::framework::Check;
 
 /// The checks of this layer, sorted by code.
@@ -38,6 +41,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &api_version_unserved::ApiVersionUnserved,
     &ingress_path_conflict::IngressPathConflict,
     &host_passthrough_conflict::HostPassthroughConflict,
+    // --- over live observations (probe, trace)
+    &route_proxy_not_found::RouteProxyNotFound,
 ];
 
 #[cfg(test)]

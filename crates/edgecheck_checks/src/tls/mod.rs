@@ -5,6 +5,13 @@ mod backend_tls_policy_ca_unresolved;
 mod gateway_listener_cert_unresolved;
 mod gateway_status_tls_condition_false;
 
+// --- over live observations (probe, trace)
+mod endpoint_cert_expiring;
+mod tls_cert_invalid;
+mod tls_handshake_failed;
+mod tls_legacy_accepted;
+mod tls_served_cert_stale;
+
 use crate::framework::Check;
 
 // --- tls (TLS001–TLS059)
@@ -61,6 +68,12 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &certificate_not_ready::CertificateNotReady,
     &issuer_not_ready::IssuerNotReady,
     &cert_secret_unused::CertSecretUnused,
+    // --- over live observations (probe, trace)
+    &tls_handshake_failed::TlsHandshakeFailed,
+    &tls_cert_invalid::TlsCertInvalid,
+    &endpoint_cert_expiring::EndpointCertExpiring,
+    &tls_legacy_accepted::TlsLegacyAccepted,
+    &tls_served_cert_stale::TlsServedCertStale,
 ];
 
 #[cfg(test)]

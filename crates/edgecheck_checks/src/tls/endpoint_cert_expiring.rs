@@ -1,8 +1,8 @@
 use edgecheck_core::observation::HandshakeOutcome;
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::{date, report};
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::{date, report};
 
 declare_check! {
     /// ## What it checks
@@ -18,12 +18,12 @@ declare_check! {
     ///
     /// ## How to fix
     /// Look at the Certificate's and CertificateRequest's status and the ACME challenge; renew now.
-    pub(crate) struct TlsCertExpiring {
+    pub(crate) struct EndpointCertExpiring {
         code: "TLS102", name: "endpoint-cert-expiring", layer: Layer::Tls, severity: Severity::Warning,
     }
 }
 
-impl TlsCertExpiring {
+impl EndpointCertExpiring {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for o in cx.observations {
             let Some(t) = &o.tls else { continue };

@@ -1,7 +1,7 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::{report, transport_ok};
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::{report, transport_ok};
 
 declare_check! {
     /// ## What it checks
@@ -44,7 +44,7 @@ impl EndpointRedirectUnsafe {
             let mut problems: Vec<(String, Severity)> = Vec::new();
             for (i, h) in o.http.iter().enumerate() {
                 let (Some(status), Some(loc)) = (h.status, h.header("location")) else { continue };
-                if !(300..400).contains(&status) || super::endpoint_proxy_reply::identify(h).is_some() {
+                if !(300..400).contains(&status) || crate::app::endpoint_proxy_reply::identify(h).is_some() {
                     continue; // an auth portal's login redirect is APP001's
                 }
                 let next = o.http.get(i + 1).map_or(loc.to_string(), |n| n.url.clone());

@@ -1,7 +1,7 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::{date, report};
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::{date, report};
 
 declare_check! {
     /// ## What it checks

@@ -3,8 +3,8 @@ use std::collections::BTreeSet;
 use edgecheck_core::observation::DnsOutcome;
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::{dns_evidence, report};
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::{dns_evidence, report};
 
 declare_check! {
     /// ## What it checks

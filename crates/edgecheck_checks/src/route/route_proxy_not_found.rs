@@ -1,9 +1,9 @@
 use edgecheck_core::observation::HttpOutcome;
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::endpoint_proxy_reply::identify;
-use super::{report, transport_ok};
+use crate::app::endpoint_proxy_reply::identify;
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::{report, transport_ok};
 
 declare_check! {
     /// ## What it checks

@@ -2,8 +2,8 @@ use edgecheck_core::observation::{ConnectOutcome, HandshakeOutcome, HttpOutcome,
 use edgecheck_core::views;
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::report;
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::report;
 
 declare_check! {
     /// ## What it checks

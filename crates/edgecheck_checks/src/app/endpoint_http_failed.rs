@@ -1,8 +1,8 @@
 use edgecheck_core::observation::HttpOutcome;
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::{report, transport_ok};
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::{report, transport_ok};
 
 declare_check! {
     /// ## What it checks

@@ -1,8 +1,8 @@
 use edgecheck_core::observation::ConnectOutcome;
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::report;
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::report;
 
 declare_check! {
     /// ## What it checks

@@ -1,8 +1,8 @@
 use edgecheck_core::observation::{HandshakeOutcome, VerifyProblem};
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::{date, report};
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::{date, report};
 
 declare_check! {
     /// ## What it checks

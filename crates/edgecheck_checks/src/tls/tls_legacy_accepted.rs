@@ -1,7 +1,7 @@
 use edgecheck_core::{Findings, Layer, Severity};
 
-use super::report;
 use crate::framework::{declare_check, CheckContext};
+use crate::observed::report;
 
 declare_check! {
     /// ## What it checks

@@ -17,6 +17,7 @@ pub mod select;
 mod app;
 mod backend;
 mod dns;
+mod gateway_api;
 mod gitops;
 mod input;
 mod listener;

@@ -38,21 +38,7 @@ impl GatewayListenerConflicted {
                 }
                 _ => "give each listener on the port a distinct hostname, or move one to another port",
             };
-            out.at(cx.graph.obj(f.id), &f.field)
-                .severity(cx.condition_severity(f.cond, self.meta().severity))
-                .message(format!(
-                    "{}{}: {}={} {}: {}",
-                    cx.graph.obj(f.id).to_ref(),
-                    f.place,
-                    f.cond.condition_type,
-                    f.cond.status_str(),
-                    f.cond.reason,
-                    f.cond.message
-                ))
-                .evidence(format!("expected condition {}", f.cond.describe()))
-                .related_all(f.related)
-                .fix(fix)
-                .emit();
+            crate::gateway_api::predicted(cx, out, &f, self.meta().severity).fix(fix).emit();
         }
     }
 }

@@ -51,21 +51,7 @@ impl GatewayNotAccepted {
                 }
                 _ => "allow the ListenerSet on its Gateway (spec.allowedListeners.namespaces) or fix spec.parentRef",
             };
-            out.at(cx.graph.obj(f.id), &f.field)
-                .severity(cx.condition_severity(f.cond, self.meta().severity))
-                .message(format!(
-                    "{}{}: {}={} {}: {}",
-                    cx.graph.obj(f.id).to_ref(),
-                    f.place,
-                    f.cond.condition_type,
-                    f.cond.status_str(),
-                    f.cond.reason,
-                    f.cond.message
-                ))
-                .evidence(format!("expected condition {}", f.cond.describe()))
-                .related_all(f.related)
-                .fix(fix)
-                .emit();
+            crate::gateway_api::predicted(cx, out, &f, self.meta().severity).fix(fix).emit();
         }
     }
 }

@@ -26,11 +26,7 @@ declare_check! {
 impl GatewayStatusConditionFalse {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for (id, c) in cx.model.live.faults(Layer::Listener) {
-            let obj = cx.graph.obj(id);
-            let msg = if c.message.is_empty() { String::new() } else { format!(": {}", c.message) };
-            out.at(obj, &c.path)
-                .message(format!("{}{}: {}={} {}{msg}", obj.to_ref(), c.place(), c.condition_type, c.status, c.reason))
-                .evidence(format!("status condition {}={} reason {}", c.condition_type, c.status, c.reason))
+            crate::gateway_api::live_fault(cx, out, id, c)
                 .fix("fix what the condition's reason names (a missing address pool, a conflicting or invalid listener, the class's parameters)")
                 .emit();
         }

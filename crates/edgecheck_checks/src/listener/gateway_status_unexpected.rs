@@ -25,21 +25,7 @@ declare_check! {
 impl GatewayStatusUnexpected {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for d in cx.model.live.disagreements.iter().filter(|d| !d.route) {
-            let (obj, c, e) = (cx.graph.obj(d.id), &d.live, &d.expected);
-            out.at(obj, &c.path)
-                .message(format!(
-                    "{}{}: status says {}={} {}, the manifests predict {}={} {}",
-                    obj.to_ref(),
-                    c.place(),
-                    c.condition_type,
-                    c.status,
-                    c.reason,
-                    e.condition_type,
-                    e.status_str(),
-                    e.reason
-                ))
-                .evidence(format!("status condition {}={} reason {}", c.condition_type, c.status, c.reason))
-                .evidence(format!("expected condition {}: {}", e.describe(), e.message))
+            crate::gateway_api::disagreement(cx, out, d)
                 .fix("if the status is stale, let the controller reconcile; otherwise the controller lacks a feature or behaves differently from the spec: check its conformance report")
                 .emit();
         }

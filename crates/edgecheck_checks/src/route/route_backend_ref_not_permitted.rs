@@ -36,21 +36,7 @@ impl RouteBackendRefNotPermitted {
                 continue;
             }
             let fix = "add a ReferenceGrant in the backend's namespace from this route kind in the route's namespace to Service";
-            out.at(cx.graph.obj(f.id), &f.field)
-                .severity(cx.condition_severity(f.cond, self.meta().severity))
-                .message(format!(
-                    "{}{}: {}={} {}: {}",
-                    cx.graph.obj(f.id).to_ref(),
-                    f.place,
-                    f.cond.condition_type,
-                    f.cond.status_str(),
-                    f.cond.reason,
-                    f.cond.message
-                ))
-                .evidence(format!("expected condition {}", f.cond.describe()))
-                .related_all(f.related)
-                .fix(fix)
-                .emit();
+            crate::gateway_api::predicted(cx, out, &f, self.meta().severity).fix(fix).emit();
         }
     }
 }

@@ -40,21 +40,7 @@ impl RouteParentNotAccepted {
                 Reason::NoMatchingListenerHostname => "use a route hostname inside the listener hostname (a wildcard covers one or more labels in front)",
                 _ => "allow the route on the listener (allowedRoutes.namespaces / kinds) or attach it to a listener of the right protocol and TLS mode",
             };
-            out.at(cx.graph.obj(f.id), &f.field)
-                .severity(cx.condition_severity(f.cond, self.meta().severity))
-                .message(format!(
-                    "{}{}: {}={} {}: {}",
-                    cx.graph.obj(f.id).to_ref(),
-                    f.place,
-                    f.cond.condition_type,
-                    f.cond.status_str(),
-                    f.cond.reason,
-                    f.cond.message
-                ))
-                .evidence(format!("expected condition {}", f.cond.describe()))
-                .related_all(f.related)
-                .fix(fix)
-                .emit();
+            crate::gateway_api::predicted(cx, out, &f, self.meta().severity).fix(fix).emit();
         }
     }
 }

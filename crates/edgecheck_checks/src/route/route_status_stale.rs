@@ -24,20 +24,8 @@ declare_check! {
 impl RouteStatusStale {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for st in cx.model.live.stale.iter().filter(|st| st.route) {
-            let obj = cx.graph.obj(st.id);
-            let (field, _, described) = &st.observed[0];
-            let mut b = out
-                .at(obj, field)
-                .message(format!(
-                    "{}'s status describes generation {described}, its spec is generation {}: the controller has not reconciled the route since it changed, so its Accepted and ResolvedRefs conditions may be out of date",
-                    obj.to_ref(),
-                    st.generation
-                ))
-                .evidence(format!("metadata.generation: {}", st.generation));
-            for (field, place, g) in st.observed.iter().take(5) {
-                b = b.evidence(format!("{field}{place}: observedGeneration {g}"));
-            }
-            b.fix("check that the controller of the parent Gateway runs and reconciles (its logs, its leader election); the route\'s conditions are stale until it does").emit();
+            crate::gateway_api::stale(cx, out, st, "the controller has not reconciled the route since it changed, so its Accepted and ResolvedRefs conditions may be out of date")
+                .fix("check that the controller of the parent Gateway runs and reconciles (its logs, its leader election); the route\'s conditions are stale until it does").emit();
         }
     }
 }

@@ -30,19 +30,7 @@ impl BackendTlsPolicyCaUnresolved {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for f in cx.model.gateway.faults(cx.graph) {
             if cx.graph.obj(f.id).is(K::BACKEND_TLS_POLICY) && f.cond.condition_type == ConditionType::ResolvedRefs {
-                out.at(cx.graph.obj(f.id), &f.field)
-                    .severity(cx.condition_severity(f.cond, self.meta().severity))
-                    .message(format!(
-                        "{}{}: {}={} {}: {}",
-                        cx.graph.obj(f.id).to_ref(),
-                        f.place,
-                        f.cond.condition_type,
-                        f.cond.status_str(),
-                        f.cond.reason,
-                        f.cond.message
-                    ))
-                    .evidence(format!("expected condition {}", f.cond.describe()))
-                    .related_all(f.related)
+                crate::gateway_api::predicted(cx, out, &f, self.meta().severity)
                     .fix("create the CA ConfigMap named in caCertificateRefs, or fix the reference")
                     .emit();
             }

@@ -41,21 +41,7 @@ impl GatewayListenerCertUnresolved {
             } else {
                 "point certificateRefs at a kubernetes.io/tls Secret with tls.crt and tls.key (or a cert-manager Certificate's secretName)"
             };
-            out.at(cx.graph.obj(f.id), &f.field)
-                .severity(cx.condition_severity(f.cond, self.meta().severity))
-                .message(format!(
-                    "{}{}: {}={} {}: {}",
-                    cx.graph.obj(f.id).to_ref(),
-                    f.place,
-                    f.cond.condition_type,
-                    f.cond.status_str(),
-                    f.cond.reason,
-                    f.cond.message
-                ))
-                .evidence(format!("expected condition {}", f.cond.describe()))
-                .related_all(f.related)
-                .fix(fix)
-                .emit();
+            crate::gateway_api::predicted(cx, out, &f, self.meta().severity).fix(fix).emit();
         }
     }
 }

@@ -51,7 +51,12 @@ pub fn analyze(
     let model = Model::compute(graph, now);
     let paths = PathIndex::build(graph, &model);
     let serving = crate::diagnose::serving(graph, &model, &paths, observations);
-    let cx = CheckContext { graph, model: &model, now, options, observations, serving: &serving };
+    let targets = match diagnose {
+        Diagnose::Targets(t) => t,
+        _ => &[],
+    };
+    let cx =
+        CheckContext { graph, model: &model, now, options, observations, serving: &serving, paths: &paths, targets };
     let mut findings: Vec<Finding> = all_checks()
         .par_iter()
         .filter(|c| selection.enabled(c.meta()))

@@ -27,6 +27,10 @@ pub struct CheckContext<'a> {
     pub observations: &'a [edgecheck_core::observation::TargetObservation],
     /// For each observation whose host the inventory claims, what serves it (computed once per run).
     pub serving: &'a [crate::diagnose::Serving],
+    /// Who claims which host, and the indexes the request paths are built from (built once per run).
+    pub paths: &'a crate::diagnose::PathIndex<'a>,
+    /// The URLs being traced (`trace`); empty for `lint`, `scan` and `probe`.
+    pub targets: &'a [crate::diagnose::TraceTarget],
 }
 
 impl CheckContext<'_> {

@@ -7,6 +7,7 @@
 //! - `# pki: NAME [options]` defines a certificate without placing it (a CA not in any Secret).
 //! - `# options: complete` treats the fixture as a full cluster dump; `cni=flannel`, `api-versions=a,b`,
 //!   `namespace=ns`, `expiry-warning-days=N`.
+//! - `# trace: URL` (any number): the URLs traced, for the checks that judge a traced request (`CheckContext::targets`).
 //! - `# repo: URL dirs=a,b` makes the fixture a git checkout; `# repo-path: FILE` places the documents
 //!   after it in that file of the checkout (see `apply_repo_header`).
 //!
@@ -119,6 +120,18 @@ fn options_from_header(text: &str) -> Options {
     o
 }
 
+thread_local! {
+    /// The `# trace: URL` targets of the fixture being run.
+    static TRACE_TARGETS: std::cell::RefCell<Vec<crate::diagnose::TraceTarget>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn trace_targets(text: &str) -> Vec<crate::diagnose::TraceTarget> {
+    text.lines()
+        .filter_map(|l| l.strip_prefix("# trace:"))
+        .map(|u| crate::diagnose::TraceTarget::parse(u.trim()).unwrap_or_else(|| panic!("bad `# trace:` URL `{u}`")))
+        .collect()
+}
+
 /// Runs one check over a graph.
 #[allow(dead_code)] // kept for checks' own unit tests
 pub fn run_check(check: &dyn Check, graph: &Graph, options: &Options) -> Vec<Finding> {
@@ -135,7 +148,17 @@ pub fn run_check_with(
     let model = Model::compute(graph, NOW);
     let paths = crate::diagnose::PathIndex::build(graph, &model);
     let serving = crate::diagnose::serving(graph, &model, &paths, observations);
-    let cx = CheckContext { graph, model: &model, now: NOW, options, observations, serving: &serving };
+    let targets: Vec<crate::diagnose::TraceTarget> = TRACE_TARGETS.with(|t| t.borrow().clone());
+    let cx = CheckContext {
+        graph,
+        model: &model,
+        now: NOW,
+        options,
+        observations,
+        serving: &serving,
+        paths: &paths,
+        targets: &targets,
+    };
     let mut out = Vec::new();
     check.run(&cx, &mut Findings::new(check.meta(), &mut out));
     out.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
@@ -278,7 +301,9 @@ pub fn run_layer_fixtures(layer: &str) -> BTreeMap<String, Vec<(String, bool)>> 
         };
         let name = format!("{layer}/{file}");
         let (graph, options, mut pki) = graph_and_pki(&name, &text);
+        TRACE_TARGETS.with(|t| *t.borrow_mut() = trace_targets(&text));
         let findings = run_check_with(check, &graph, &options, &observations_with(&path, &mut pki));
+        TRACE_TARGETS.with(|t| t.borrow_mut().clear());
         let mut got: Vec<Expect> = findings
             .iter()
             .map(|f| Expect {

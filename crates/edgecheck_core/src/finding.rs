@@ -29,6 +29,9 @@ pub struct Finding {
     pub patch: Option<String>,
     /// The subject's `edgecheck.io/ignore` annotation, captured when the finding was made.
     pub ignore_annotation: Option<String>,
+    /// The entry port the finding is about, when it is about one port only (a missing HTTPS listener is
+    /// about 443): a trace of another port does not put it on its path.
+    pub port: Option<u16>,
 }
 
 /// The annotation that suppresses findings on an object: `edgecheck.io/ignore: "TLS003,RTE001 reason"`.
@@ -80,6 +83,7 @@ impl<'a> Findings<'a> {
             fix: None,
             patch: None,
             ignore_annotation: object.annotation(IGNORE_ANNOTATION).map(str::to_string),
+            port: None,
         };
         FindingBuilder { sink: self, finding }
     }
@@ -99,6 +103,7 @@ impl<'a> Findings<'a> {
             fix: None,
             patch: None,
             ignore_annotation: None,
+            port: None,
         };
         FindingBuilder { sink: self, finding }
     }
@@ -154,6 +159,12 @@ impl FindingBuilder<'_, '_> {
     /// Overrides the check's default severity.
     pub fn severity(mut self, s: Severity) -> Self {
         self.finding.severity = s;
+        self
+    }
+
+    /// Says the finding is about the entry's port `port` only.
+    pub fn port(mut self, port: u16) -> Self {
+        self.finding.port = Some(port);
         self
     }
 

@@ -32,6 +32,7 @@ fn finding(code: &str, severity: Severity, object: ObjectRef, file: &str, line: 
         fix: None,
         patch: None,
         ignore_annotation: None,
+        port: None,
     }
 }
 
@@ -176,6 +177,7 @@ pub fn diagnoses() -> Vec<Diagnosis> {
             node(Role::App, "application", Layer::App, Request, Some(3), Unknown, &["not probed"], &[]),
         ],
         consequences: vec![3],
+        causes: vec![],
         also: vec![5],
         claims: vec!["HTTPRoute shop/web claims shop.example.com".into()],
     };
@@ -211,6 +213,7 @@ pub fn diagnoses() -> Vec<Diagnosis> {
             ),
         ],
         consequences: vec![],
+        causes: vec![],
         also: vec![],
         claims: vec![],
     };

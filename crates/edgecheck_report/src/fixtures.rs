@@ -26,6 +26,7 @@ pub fn findings() -> Vec<Finding> {
             fix: Some("fix the syntax at this line".into()),
             patch: None,
             ignore_annotation: None,
+            port: None,
         },
         Finding {
             meta: lod4,
@@ -39,6 +40,7 @@ pub fn findings() -> Vec<Finding> {
             fix: Some("delete one".into()),
             patch: Some("metadata:\n  name: web-v2\n".into()),
             ignore_annotation: None,
+            port: None,
         },
         Finding {
             meta: lod4,
@@ -52,6 +54,7 @@ pub fn findings() -> Vec<Finding> {
             fix: None,
             patch: None,
             ignore_annotation: None,
+            port: None,
         },
     ]
 }

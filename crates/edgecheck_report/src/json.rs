@@ -87,26 +87,26 @@ fn condition_json(c: &ExpectedCondition) -> Value {
     Value::Object(m)
 }
 
+/// One link of a chain: the object's reference, its state, layer, finding and node.
+fn link_json(l: &edgecheck_checks::diagnose::ChainLink) -> Value {
+    let mut m = match object_ref_json(&l.object) {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    m.insert("state".into(), l.state.clone().into());
+    m.insert("layer".into(), l.layer.as_str().into());
+    if let Some(f) = l.finding {
+        m.insert("finding".into(), f.into());
+    }
+    m.insert("node".into(), l.node.into());
+    Value::Object(m)
+}
+
 /// One diagnosis: docs/design.md's `target`, `root_cause` (index into `findings`) and `chain`, plus the
 /// verdict, the failing layer, the path graph (`nodes`, each with its `parent`) and the findings the
 /// root cause explains.
 pub fn diagnosis_json(d: &Diagnosis) -> Value {
-    let chain: Vec<Value> = d
-        .chain
-        .iter()
-        .map(|l| {
-            let Value::Object(mut m) = object_ref_json(&l.object) else {
-                unreachable!("object_ref_json returns an object")
-            };
-            m.insert("state".into(), l.state.clone().into());
-            m.insert("layer".into(), l.layer.as_str().into());
-            if let Some(f) = l.finding {
-                m.insert("finding".into(), f.into());
-            }
-            m.insert("node".into(), l.node.into());
-            Value::Object(m)
-        })
-        .collect();
+    let chain: Vec<Value> = d.chain.iter().map(link_json).collect();
     let nodes: Vec<Value> = d
         .nodes
         .iter()
@@ -146,6 +146,12 @@ pub fn diagnosis_json(d: &Diagnosis) -> Value {
         "breaks_at": d.breaks_at,
         "chain": chain,
         "consequences": d.consequences,
+        "causes": d.causes.iter().map(|c| json!({
+            "root_cause": c.root_cause,
+            "breaks_at": c.breaks_at,
+            "chain": c.chain.iter().map(link_json).collect::<Vec<_>>(),
+            "explains": c.explains,
+        })).collect::<Vec<_>>(),
         "also": d.also,
         "claims": d.claims,
         "nodes": nodes,

@@ -92,6 +92,19 @@ pub(crate) fn hosts_section(diagnoses: &[Diagnosis], findings: &[Finding], color
                 let _ = writeln!(out, "  {} {fix}", paint(DIM, "fix:"));
             }
         }
+        for f in d.causes.iter().filter_map(|c| findings.get(c.root_cause)) {
+            let _ = writeln!(
+                out,
+                "  {} {} {}  {}",
+                paint(DIM, "also broken:"),
+                paint(BOLD, f.meta.code),
+                f.message,
+                paint(CYAN, &place(f))
+            );
+            if let Some(fix) = &f.fix {
+                let _ = writeln!(out, "    {} {fix}", paint(DIM, "fix:"));
+            }
+        }
     }
     let ok = diagnoses.iter().filter(|d| d.verdict == Verdict::Ok).count();
     if ok > 0 {
@@ -204,17 +217,43 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
             let _ = writeln!(out, "  {}{name} {}{code}", if i == 0 { "  " } else { "← " }, l.state);
         }
     }
-    let list = |out: &mut String, title: &str, items: &[usize]| {
+    let list = |out: &mut String, title: &str, items: &[usize], with_fix: bool| {
         if items.is_empty() {
             return;
         }
         let _ = writeln!(out, "{}", paint(BOLD, title));
         for f in items.iter().filter_map(|&i| findings.get(i)) {
             let _ = writeln!(out, "  {} {} {}", f.severity.as_str(), paint(BOLD, f.meta.code), f.message);
+            if let Some(fix) = f.fix.as_deref().filter(|_| with_fix) {
+                let _ = writeln!(out, "    {} {fix}", paint(DIM, "└ fix:"));
+            }
         }
     };
-    list(&mut out, "explained by the root cause:", &d.consequences);
-    list(&mut out, "also on this path:", &d.also);
+    list(&mut out, "explained by the root cause:", &d.consequences, false);
+    // Independent causes, ranked (severity, then path order): fixing the root cause leaves each broken.
+    for (i, c) in d.causes.iter().enumerate() {
+        let Some(f) = findings.get(c.root_cause) else { continue };
+        let _ = writeln!(
+            out,
+            "{} {} {}  {}",
+            paint(BOLD, &format!("cause {} (independent):", i + 2)),
+            paint(BOLD, f.meta.code),
+            f.message,
+            paint(CYAN, &place(f))
+        );
+        if let Some(fix) = &f.fix {
+            let _ = writeln!(out, "  {} {fix}", paint(DIM, "└ fix:"));
+        }
+        if c.chain.len() > 1 {
+            let links: Vec<String> = c.chain.iter().map(|l| format!("{} {}", l.object, l.state)).collect();
+            let _ = writeln!(out, "  {} {}", paint(DIM, "chain:"), links.join(" ← "));
+        }
+        let also: Vec<&str> = c.explains.iter().filter_map(|&fi| findings.get(fi)).map(|f| f.meta.code).collect();
+        if !also.is_empty() {
+            let _ = writeln!(out, "  {} {}", paint(DIM, "explains:"), also.join(" "));
+        }
+    }
+    list(&mut out, "also on this path:", &d.also, true);
     out.push('\n');
     out
 }

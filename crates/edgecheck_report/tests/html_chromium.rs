@@ -32,6 +32,7 @@ fn finding(code: &str, object: ObjectRef, file: &str, line: u32, message: &str) 
         fix: Some("create the Service".into()),
         patch: None,
         ignore_annotation: None,
+        port: None,
     }
 }
 
@@ -105,6 +106,7 @@ fn page() -> String {
             node(Role::Application, "Application argocd/gateway", Layer::Gitops, Gitops, Some(3), Ok, &[]),
         ],
         consequences: vec![0],
+        causes: vec![],
         also: vec![],
         claims: vec![],
     };

@@ -175,7 +175,9 @@ fn lint_reports_open_with_the_broken_hosts() {
 
 #[test]
 fn live_probe_of_a_port_nothing_listens_on() {
-    // The probe runs for real (loopback, --resolve): the listener layer is the root cause.
+    // The probe runs for real (loopback, --resolve): the listener layer is where it breaks. The objects say
+    // why (no listener of the Gateway takes the route on that port: LSN040), the probe what (refused:
+    // LSN100, the symptom the chain starts with).
     let port = std::net::TcpListener::bind("127.0.0.1:0").expect("bind").local_addr().expect("addr").port();
     let url = format!("https://shop.example.com:{port}/");
     let resolve = format!("shop.example.com:{port}:127.0.0.1");
@@ -183,7 +185,9 @@ fn live_probe_of_a_port_nothing_listens_on() {
     assert_eq!(code, 1);
     let d = &v["diagnoses"][0];
     assert_eq!(d["layer"], "listener", "{}", d["summary"]);
-    assert_eq!(root_code(&v, d), "LSN100");
+    assert_eq!(root_code(&v, d), "LSN040");
+    let symptom = d["chain"][0]["finding"].as_u64().expect("the symptom's finding") as usize;
+    assert_eq!(v["findings"][symptom]["code"], "LSN100", "{}", d["chain"]);
     assert_eq!(v["summary"]["targets"], 1);
 }
 
@@ -208,4 +212,63 @@ fn trace_draws_in_every_diagram_format() {
         assert!(r.stdout.contains(needle), "{format}: {}", r.stdout);
         assert!(r.stdout.contains("zitadel-setup"), "{format} draws the root cause's Job");
     }
+}
+
+/// Issue 19, item 1: the URL's scheme and port decide the path.
+#[test]
+fn issue_19_scheme_and_port_decide_the_path() {
+    // https to a Gateway that listens on :80 only dies at the listener, not at the backend, and TLS is
+    // not judged where it is not spoken.
+    let (code, v) = trace(&["https://auth.example.com/", "--from", "examples/zitadel-dump", "--no-probe"]);
+    assert_eq!(code, 1);
+    let d = &v["diagnoses"][0];
+    assert_eq!((d["verdict"].as_str(), d["layer"].as_str()), (Some("broken"), Some("listener")), "{}", d["summary"]);
+    assert_eq!(root_code(&v, d), "LSN040");
+    let tls = d["nodes"].as_array().expect("nodes").iter().find(|n| n["role"] == "tls").expect("tls node");
+    assert_eq!(tls["state"], "unknown", "{tls}");
+    // http to the ALB, whose :80 listener exists: the missing HTTPS listener is not this request's fault.
+    let (_, v) = trace(&["http://shop.example.com/", "--from", "examples/alb-https-503", "--no-probe"]);
+    let d = &v["diagnoses"][0];
+    assert_eq!(d["layer"], "backend", "{}", d["summary"]);
+    assert_eq!(root_code(&v, d), "BKD009");
+    let on_path: Vec<&str> = d["nodes"]
+        .as_array()
+        .expect("nodes")
+        .iter()
+        .flat_map(|n| n["findings"].as_array().cloned().unwrap_or_default())
+        .filter_map(|i| v["findings"][i.as_u64().unwrap_or(0) as usize]["code"].as_str())
+        .collect();
+    for code in ["LSN030", "RTE032", "TLS015"] {
+        assert!(!on_path.contains(&code), "{code} is about 443/TLS, not http:80: {on_path:?}");
+    }
+}
+
+/// Issue 19, item 2: independent faults are independent causes, each with its own fix.
+#[test]
+fn issue_19_independent_faults_are_causes_of_their_own() {
+    let (_, v) = trace(&["https://shop.example.com/", "--from", "examples/alb-https-503", "--no-probe"]);
+    let d = &v["diagnoses"][0];
+    assert_eq!(root_code(&v, d), "LSN030");
+    let code =
+        |i: &serde_json::Value| v["findings"][i.as_u64().expect("index") as usize]["code"].as_str().unwrap_or("");
+    assert!(d["consequences"].as_array().expect("consequences").is_empty(), "{}", d["consequences"]);
+    let causes: Vec<&str> = d["causes"].as_array().expect("causes").iter().map(|c| code(&c["root_cause"])).collect();
+    // Ranked in path order: the certificate (tls), the listen-ports annotation (route), the backend.
+    assert_eq!(causes, ["TLS015", "RTE032", "BKD009"]);
+    // zitadel over https: the listener first, the failed Job behind the missing Service second.
+    let (_, v) = trace(&["https://auth.example.com/", "--from", "examples/zitadel-dump", "--no-probe"]);
+    let d = &v["diagnoses"][0];
+    let cause = &d["causes"][0];
+    assert_eq!(v["findings"][cause["root_cause"].as_u64().expect("root") as usize]["code"], "SEC002");
+    let code =
+        |i: &serde_json::Value| v["findings"][i.as_u64().expect("index") as usize]["code"].as_str().unwrap_or("");
+    let explains: Vec<&str> = cause["explains"].as_array().expect("explains").iter().map(code).collect();
+    for c in ["BKD001", "BKD010", "BKD090"] {
+        assert!(explains.contains(&c), "{c} is explained by the secret: {explains:?}");
+    }
+    let r = edgecheck(
+        &repo_root(),
+        &["trace", "--now", NOW, "https://auth.example.com/", "--from", "examples/zitadel-dump", "--no-probe"],
+    );
+    assert!(r.stdout.contains("cause 2 (independent): SEC002"), "{}", r.stdout);
 }

@@ -544,6 +544,14 @@ fn tls(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, t: &TraceTarget, 
         },
     };
     let Some(e) = edges.first() else {
+        let gateway_route = !matches!(claim.kind, RouteKind::Ingress | RouteKind::TraefikHttp | RouteKind::TraefikTcp);
+        // No listener takes the request on this port: TLS is never spoken, so it is not judged.
+        if gateway_route && claim.listeners.is_empty() {
+            let what = What::Text(format!("not reached: no listener on port {} takes the route", t.port));
+            let n = b.add(Role::Tls, Layer::Tls, Branch::Request, Some(entry), what);
+            b.nodes[n].state = NodeState::Unknown;
+            return n;
+        }
         let label = match claim.kind {
             RouteKind::TraefikHttp | RouteKind::TraefikTcp => "Traefik default certificate or certResolver",
             RouteKind::Ingress => "controller default certificate (no tls entry for the host)",

@@ -428,7 +428,7 @@ impl<'g> ClaimIndex<'g> {
 }
 
 /// Listeners a route attached to (from the status model), with their owners.
-pub(super) fn attached_listeners(graph: &Graph, model: &Model, route: ObjId) -> Vec<(ObjId, Listener)> {
+pub(crate) fn attached_listeners(graph: &Graph, model: &Model, route: ObjId) -> Vec<(ObjId, Listener)> {
     let mut out = Vec::new();
     for a in model.gateway.attachments.get(&route).into_iter().flatten() {
         let ls: Vec<Listener> = if let Some(gw) = graph.view::<views::Gateway>(a.owner) {

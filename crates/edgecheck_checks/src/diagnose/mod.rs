@@ -12,7 +12,7 @@
 //! Everything here is analysis; renderers draw [`Diagnosis`] as they find it.
 
 mod build;
-mod claims;
+pub(crate) mod claims;
 mod root;
 mod serving;
 
@@ -271,6 +271,19 @@ pub struct ChainLink {
     pub layer: Layer,
 }
 
+/// A cause of its own on the path, independent of the root cause: fixing the root cause leaves it broken.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Cause {
+    /// Its root cause: index into the findings.
+    pub root_cause: usize,
+    /// The node on the request path where it breaks.
+    pub breaks_at: usize,
+    /// From its symptom back to its root cause.
+    pub chain: Vec<ChainLink>,
+    /// The findings it explains (on its chain or caused by it), the root cause left out.
+    pub explains: Vec<usize>,
+}
+
 /// The verdict for a target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Verdict {
@@ -319,7 +332,10 @@ pub struct Diagnosis {
     pub nodes: Vec<PathNode>,
     /// Findings explained by the root cause: on the chain's side branches or later layers.
     pub consequences: Vec<usize>,
-    /// Other findings on the path, not on the chain (independent problems).
+    /// Independent causes besides the root cause, ranked (severity, then path order), each with its own
+    /// chain and the findings it explains.
+    pub causes: Vec<Cause>,
+    /// Other findings on the path that no cause explains (warnings, infos).
     pub also: Vec<usize>,
     /// How the claim was chosen, and other claims of the same host.
     pub claims: Vec<String>,

@@ -49,11 +49,11 @@ pub(super) fn conclude(
     obs: Option<&TargetObservation>,
 ) -> Diagnosis {
     let Path { mut nodes, passthrough, claims, claimed, .. } = path;
-    place(graph, findings, index, &mut nodes, obs);
+    place(graph, findings, index, t, &mut nodes, obs);
     for n in &mut nodes {
         n.state = state_of(n, findings);
     }
-    let Some((severity, failing, first)) = earliest_failure(&nodes, findings, passthrough) else {
+    let Some((severity, failing, first)) = earliest_failure(&nodes, findings, passthrough, &|_| true) else {
         return healthy(t, nodes, passthrough, claims, claimed);
     };
     let walk = Walk {
@@ -69,6 +69,7 @@ pub(super) fn conclude(
     let chain = walk.chain();
     let root_cause = chain.last().and_then(|l| l.finding);
     let (consequences, also) = walk.scope(&chain);
+    let (causes, also) = other_causes(&nodes, findings, passthrough, also);
     let (layer, root_node) = (walk.layer, walk.root_node);
     let verdict = if severity == Severity::Error { Verdict::Broken } else { Verdict::AtRisk };
     let mut summary = format!(
@@ -91,9 +92,49 @@ pub(super) fn conclude(
         chain,
         nodes,
         consequences,
+        causes,
         also,
         claims,
     }
+}
+
+/// Independent causes among the findings the root cause does not explain: the earliest failure among them,
+/// walked back to its own root, then the next, at most five. What is left (warnings and infos no cause
+/// explains) stays in `also`.
+fn other_causes(
+    nodes: &[PathNode],
+    findings: &[Finding],
+    passthrough: bool,
+    also: Vec<usize>,
+) -> (Vec<super::Cause>, Vec<usize>) {
+    let mut open: Vec<usize> = also;
+    let mut causes = Vec::new();
+    while causes.len() < 5 {
+        let Some((severity, failing, first)) = earliest_failure(nodes, findings, passthrough, &|fi| open.contains(&fi))
+        else {
+            break;
+        };
+        let walk = Walk {
+            nodes,
+            findings,
+            passthrough,
+            severity,
+            layer: findings[first].meta.layer,
+            first,
+            root_node: request_anchor(nodes, failing),
+        };
+        let chain = walk.chain();
+        let (explains, _) = walk.scope(&chain);
+        let on_chain: Vec<usize> = chain.iter().filter_map(|l| l.finding).collect();
+        let root_cause = chain.last().and_then(|l| l.finding).unwrap_or(first);
+        open.retain(|fi| !on_chain.contains(fi) && !explains.contains(fi) && *fi != first);
+        let explains = explains.into_iter().chain(on_chain).filter(|&fi| fi != root_cause).collect::<Vec<_>>();
+        let mut explains = explains;
+        explains.sort_unstable();
+        explains.dedup();
+        causes.push(super::Cause { root_cause, breaks_at: walk.root_node, chain, explains });
+    }
+    (causes, open)
 }
 
 /// The earliest failing layer on the path, as (severity, node, finding): errors first, else warnings.
@@ -101,7 +142,12 @@ pub(super) fn conclude(
 /// the served certificate fails the TLS layer of the node it hangs under. At one layer, the request
 /// path before the branch, the deeper node first, and at one node what the objects say (why) before what
 /// the probe saw (what).
-fn earliest_failure(nodes: &[PathNode], findings: &[Finding], passthrough: bool) -> Option<(Severity, usize, usize)> {
+fn earliest_failure(
+    nodes: &[PathNode],
+    findings: &[Finding],
+    passthrough: bool,
+    open: &dyn Fn(usize) -> bool,
+) -> Option<(Severity, usize, usize)> {
     let mut on_path: Vec<(u8, Severity, usize, usize)> = Vec::new(); // layer rank, severity, node, finding
     for (ni, n) in nodes.iter().enumerate() {
         if !matches!(n.branch, Branch::Request | Branch::Certificate) {
@@ -109,7 +155,7 @@ fn earliest_failure(nodes: &[PathNode], findings: &[Finding], passthrough: bool)
         }
         for &fi in &n.findings {
             let f = &findings[fi];
-            if PATH_LAYERS.contains(&f.meta.layer) && f.severity != Severity::Info {
+            if PATH_LAYERS.contains(&f.meta.layer) && f.severity != Severity::Info && open(fi) {
                 on_path.push((f.meta.layer.path_rank(passthrough), f.severity, ni, fi));
             }
         }
@@ -151,6 +197,7 @@ fn healthy(t: &TraceTarget, nodes: Vec<PathNode>, passthrough: bool, claims: Vec
         chain: Vec::new(),
         nodes,
         consequences: Vec::new(),
+        causes: Vec::new(),
         also,
         claims,
     }
@@ -181,10 +228,11 @@ impl Walk<'_> {
     /// object: where one object carries several findings, the one that connects it to the chain stays.
     fn chain(&self) -> Vec<ChainLink> {
         let mut chain = Chain { links: Vec::new(), used: Vec::new() };
-        self.symptoms(&mut chain);
+        let descent = self.descent();
+        self.symptoms(&mut chain, &descent);
         self.upstream(&mut chain);
         self.failing_node(&mut chain);
-        self.causes(&mut chain);
+        self.causes(&mut chain, &descent);
         let mut links = chain.links;
         let mut i = 0;
         while i + 1 < links.len() {
@@ -200,7 +248,7 @@ impl Walk<'_> {
 
     /// Symptoms seen from outside: what the probe saw (the outermost first: the reply before the
     /// handshake), then Applications reporting the fault on the path.
-    fn symptoms(&self, chain: &mut Chain) {
+    fn symptoms(&self, chain: &mut Chain, descent: &[usize]) {
         let (nodes, findings) = (self.nodes, self.findings);
         let mut seen_outside: Vec<(u8, usize, usize)> = Vec::new();
         for (ni, n) in nodes.iter().enumerate() {
@@ -223,15 +271,25 @@ impl Walk<'_> {
                 }
             }
         }
+        // An Application reports the fault when it names the failing node, what made it fail, or an object
+        // upstream that shows the same fault (the route whose ResolvedRefs is False).
+        let shows_fault = |ni: usize| {
+            nodes[ni].branch == Branch::Request
+                && nodes[ni]
+                    .findings
+                    .iter()
+                    .any(|&fi| findings[fi].meta.layer == self.layer && findings[fi].severity <= self.severity)
+        };
+        let broken: Vec<Key> = (0..nodes.len())
+            .filter(|ni| descent.contains(ni) || shows_fault(*ni))
+            .filter_map(|ni| nodes[ni].object.as_ref())
+            .map(key)
+            .collect();
         for (ni, n) in nodes.iter().enumerate().filter(|(_, n)| n.branch == Branch::Gitops) {
             for &fi in &n.findings {
                 let f = &findings[fi];
-                let names_path = f.related.iter().any(|r| {
-                    nodes
-                        .iter()
-                        .any(|m| m.branch == Branch::Request && m.object.as_ref().is_some_and(|o| key(o) == key(r)))
-                });
-                if names_path && f.severity <= self.severity {
+                let names_fault = f.related.iter().any(|r| broken.contains(&key(r)));
+                if names_fault && f.severity <= self.severity {
                     chain.push(self, ni, fi);
                 }
             }
@@ -299,18 +357,23 @@ impl Walk<'_> {
         }
     }
 
-    /// Down from the failing node through what made it fail (a missing Service ← a failed Job ← its Event).
-    fn causes(&self, chain: &mut Chain) {
-        let (nodes, findings) = (self.nodes, self.findings);
+    /// The failing node, then down through what made it fail (a missing Service ← a failed Job ← its Event).
+    fn descent(&self) -> Vec<usize> {
         let mut descent = vec![self.root_node];
         let mut cur = self.root_node;
-        while let Some(next) = cause_child(nodes, findings, cur, self.severity, self.layer) {
+        while let Some(next) = cause_child(self.nodes, self.findings, cur, self.severity, self.layer) {
             if descent.contains(&next) {
                 break;
             }
             descent.push(next);
             cur = next;
         }
+        descent
+    }
+
+    /// The causes below the failing node, on the chain.
+    fn causes(&self, chain: &mut Chain, descent: &[usize]) {
+        let (nodes, findings) = (self.nodes, self.findings);
         for &ni in &descent[1..] {
             if !nodes[ni].findings.iter().any(|&fi| findings[fi].severity <= self.severity) {
                 if let Some(o) = nodes[ni].object.clone() {
@@ -333,12 +396,14 @@ impl Walk<'_> {
         }
     }
 
-    /// The other findings on the path: consequences of the root cause when they hang below a chain node,
-    /// name a chain object, sit at a later layer or off the request path; the rest are independent.
+    /// The other findings on the path, split in two. Consequences of the root cause: on an object of the
+    /// chain, naming one (a route's ResolvedRefs=False for the missing Service), or on a cause hanging below
+    /// a chain node (the failed Job's Events). Everything else is an independent fault: a later layer of the
+    /// request path is not broken *because* an earlier one is, so a certificate that does not cover the host
+    /// next to a missing listener is a second cause, ranked by severity and path order.
     fn scope(&self, chain: &[ChainLink]) -> (Vec<usize>, Vec<usize>) {
         let (nodes, findings) = (self.nodes, self.findings);
         let chain_nodes: Vec<usize> = chain.iter().map(|l| l.node).collect();
-        let chain_objects: Vec<Key> = chain.iter().map(|l| key(&l.object)).collect();
         let mut consequences = Vec::new();
         let mut also = Vec::new();
         let mut seen: Vec<usize> = chain.iter().filter_map(|l| l.finding).collect();
@@ -349,16 +414,27 @@ impl Walk<'_> {
                 }
                 seen.push(fi);
                 let f = &findings[fi];
-                let below = chain_nodes.iter().any(|&c| is_descendant(nodes, ni, c));
-                let names = f.related.iter().any(|r| chain_objects.contains(&key(r)));
-                let later = PATH_LAYERS.contains(&f.meta.layer) && self.rank(f.meta.layer) > self.rank(self.layer);
-                if below || names || later || n.branch != Branch::Request {
+                // Another report of a chain link's fault: the same object at the same layer.
+                let on_chain = chain.iter().any(|l| key(&l.object) == key(&f.object) && l.layer == f.meta.layer);
+                // A report of the chain's fault from an object that depends on it: the route whose
+                // ResolvedRefs is False for the missing Service names it at the Service's layer; an
+                // Application or a Secret's delivery naming a chain object is degraded by it. A finding of
+                // another path layer that merely names a chain object (context) is its own fault.
+                let off_path = !PATH_LAYERS.contains(&f.meta.layer);
+                let names = f
+                    .related
+                    .iter()
+                    .any(|r| chain.iter().any(|l| key(&l.object) == key(r) && (off_path || l.layer == f.meta.layer)));
+                // A cause hanging under a chain node (its nearest node on the request path is on the chain).
+                let cause_below = n.branch == Branch::Cause && chain_nodes.contains(&request_anchor(nodes, ni));
+                if on_chain || names || cause_below {
                     consequences.push(fi);
                 } else {
                     also.push(fi);
                 }
             }
         }
+        also.sort_by_key(|&fi| (findings[fi].severity, self.rank(findings[fi].meta.layer), fi));
         (consequences, also)
     }
 }
@@ -411,22 +487,6 @@ fn depth_rank(nodes: &[PathNode], ni: usize) -> usize {
         }
     }
     d
-}
-
-fn is_descendant(nodes: &[PathNode], ni: usize, ancestor: usize) -> bool {
-    let mut cur = nodes[ni].parent;
-    let mut steps = 0;
-    while let Some(p) = cur {
-        if p == ancestor {
-            return true;
-        }
-        cur = nodes[p].parent;
-        steps += 1;
-        if steps > nodes.len() {
-            break;
-        }
-    }
-    false
 }
 
 /// The child that explains `ni`: a producer or cause hanging under it with a finding at least as
@@ -490,6 +550,7 @@ fn place(
     graph: &Graph,
     findings: &[Finding],
     index: &FindingIndex,
+    t: &TraceTarget,
     nodes: &mut Vec<PathNode>,
     obs: Option<&TargetObservation>,
 ) {
@@ -519,7 +580,11 @@ fn place(
         }
         from = count;
         let mut deferred: Vec<(usize, usize)> = Vec::new();
-        let mut order: Vec<usize> = candidates.keys().copied().filter(|fi| !placed.contains_key(fi)).collect();
+        let mut order: Vec<usize> = candidates
+            .keys()
+            .copied()
+            .filter(|fi| !placed.contains_key(fi) && on_this_path(&findings[*fi], t))
+            .collect();
         order.sort_unstable();
         for fi in order {
             let cands = &candidates[&fi];
@@ -590,6 +655,12 @@ fn place(
     for n in nodes.iter_mut() {
         n.findings.sort_by_key(|&fi| (findings[fi].severity, fi));
     }
+}
+
+/// Whether a finding can be on the path of `t` at all: a finding about another port of the entry (a missing
+/// HTTPS listener, for `http://…:80`) is not, and neither is a TLS finding where TLS is not spoken.
+fn on_this_path(f: &Finding, t: &TraceTarget) -> bool {
+    f.port.is_none_or(|p| p == t.port) && (t.tls() || f.meta.layer != Layer::Tls)
 }
 
 fn cause_node(graph: &Graph, nodes: &mut Vec<PathNode>, anchor: usize, object: &ObjectRef, layer: Layer) -> usize {

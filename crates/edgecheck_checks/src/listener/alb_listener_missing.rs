@@ -72,7 +72,11 @@ impl AlbListenerMissing {
                 if cfg.listener(port, &proto).is_some() {
                     continue;
                 }
-                out.at(o, &path)
+                let mut f = out.at(o, &path);
+                if let Ok(p) = u16::try_from(port) {
+                    f = f.port(p);
+                }
+                f
                     .message(format!(
                         "{} needs ALB listener {port}/{proto}, which {} does not define; requests to port {port} are not served",
                         o.to_ref(),

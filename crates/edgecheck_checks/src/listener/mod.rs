@@ -3,6 +3,7 @@
 // --- Gateway API listeners (LSN001–LSN029)
 mod gateway_listener_conflicted;
 mod gateway_listener_invalid;
+mod gateway_listener_port_missing;
 mod gateway_listener_routes_unattached;
 mod gateway_listener_tls_modes_shared;
 mod gateway_not_accepted;
@@ -40,6 +41,8 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &cilium_lb_pool_missing::CiliumLbPoolMissing,
     &traefik_entrypoint_undefined::TraefikEntrypointUndefined,
     &alb_https_certificate_missing::AlbHttpsCertificateMissing,
+    // --- traced requests (LSN040–LSN049)
+    &gateway_listener_port_missing::GatewayListenerPortMissing,
     // --- over live observations (probe, trace)
     &endpoint_connect_failed::EndpointConnectFailed,
 ];

@@ -62,6 +62,7 @@ impl AlbListenPortsMissing {
                 Some(Ok(_)) => continue,
             };
             out.at(o, &path)
+                .port(443)
                 .message(format!(
                     "{} wants HTTPS but {problem}; its rules never reach the HTTPS 443 listener",
                     o.to_ref()

@@ -181,11 +181,23 @@ pub(super) fn build(
     t: &TraceTarget,
     obs: Option<&TargetObservation>,
 ) -> Path {
+    build_claim(graph, model, cx, t, obs, 0)
+}
+
+/// The path of the `pick`th claim of the host (claims in order of precedence).
+pub(super) fn build_claim(
+    graph: &Graph,
+    model: &Model,
+    cx: &PathIndex<'_>,
+    t: &TraceTarget,
+    obs: Option<&TargetObservation>,
+    pick: usize,
+) -> Path {
     let mut b = Builder { graph, model, nodes: Vec::new(), ids: Vec::new() };
     let name = name_node(&mut b, t, obs);
     let claims = cx.claims.claims(t);
-    let lines = claim_lines(graph, &claims);
-    let Some(claim) = claims.first() else {
+    let lines = claim_lines(graph, &claims, pick);
+    let Some(claim) = claims.get(pick) else {
         let app = b.add(Role::App, Layer::App, Branch::Request, Some(name), What::Text("application".into()));
         app_detail(&mut b, app, obs);
         return Path { nodes: b.nodes, ids: b.ids, passthrough: false, claims: lines, claimed: false };
@@ -238,10 +250,16 @@ fn name_node(b: &mut Builder<'_>, t: &TraceTarget, obs: Option<&TargetObservatio
     name
 }
 
-/// Who claims the host, the winner first.
-fn claim_lines(graph: &Graph, claims: &[Claim]) -> Vec<String> {
-    claims
-        .iter()
+/// Who claims the host, the one whose path this is first.
+fn claim_lines(graph: &Graph, claims: &[Claim], pick: usize) -> Vec<String> {
+    let mut order: Vec<usize> = (0..claims.len()).collect();
+    if pick < claims.len() {
+        order.retain(|&i| i != pick);
+        order.insert(0, pick);
+    }
+    order
+        .into_iter()
+        .map(|i| &claims[i])
         .enumerate()
         .map(|(i, c)| {
             let who = graph.obj(c.route).to_ref().to_string();
@@ -252,6 +270,27 @@ fn claim_lines(graph: &Graph, claims: &[Claim]) -> Vec<String> {
             }
         })
         .collect()
+}
+
+/// Where a claim enters: the IngressClass (named, or the default) of an Ingress, the Gateway (or ListenerSet)
+/// of a route, Traefik. Claims that enter by different doors are served side by side (a migration from an
+/// Ingress to an HTTPRoute), each on its own address.
+pub(super) fn door(graph: &Graph, claim: &Claim) -> String {
+    let target = |e: Option<&edgecheck_core::Edge>| match e.map(|e| &e.to) {
+        Some(Target::Found(id)) => graph.obj(*id).to_ref().to_string(),
+        Some(Target::Missing(r)) => r.to_string(),
+        None => String::new(),
+    };
+    match claim.kind {
+        RouteKind::Ingress => {
+            format!("ingress {}", target(graph.edges_from_kind(claim.route, EdgeKind::IngressClass).next()))
+        }
+        RouteKind::TraefikHttp | RouteKind::TraefikTcp => "traefik".into(),
+        _ => match claim.listeners.first() {
+            Some((owner, _)) => format!("gateway {}", graph.obj(*owner).to_ref()),
+            None => format!("gateway {}", target(graph.edges_from_kind(claim.route, EdgeKind::ParentRef).next())),
+        },
+    }
 }
 
 /// The addresses the objects give the entry, on the address node.

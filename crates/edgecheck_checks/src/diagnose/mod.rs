@@ -374,8 +374,7 @@ pub(crate) fn diagnose(
         .iter()
         .map(|t| {
             let obs = observations.iter().find(|o| observation_is_for(o, t));
-            let path = build::build(graph, model, cx, t, obs);
-            root::conclude(graph, findings, &index, t, path, obs)
+            one_verdict(graph, model, cx, findings, &index, t, obs)
         })
         .collect()
 }
@@ -388,8 +387,7 @@ pub(crate) fn diagnose_all(graph: &Graph, model: &Model, cx: &PathIndex<'_>, fin
     let mut out: Vec<Diagnosis> = targets
         .par_iter()
         .map(|t| {
-            let path = build::build(graph, model, cx, t, None);
-            let mut d = root::conclude(graph, findings, &index, t, path, None);
+            let mut d = one_verdict(graph, model, cx, findings, &index, t, None);
             if d.verdict == Verdict::Ok {
                 // A healthy host is listed, not drawn: its path is what `trace` shows.
                 d.nodes.clear();
@@ -399,6 +397,51 @@ pub(crate) fn diagnose_all(graph: &Graph, model: &Model, cx: &PathIndex<'_>, fin
         .collect();
     out.sort_by(|a, b| (a.verdict, &a.target.host, a.target.port).cmp(&(b.verdict, &b.target.host, b.target.port)));
     out
+}
+
+/// One verdict per host from all who claim it: when claims enter by different doors (an Ingress and an
+/// HTTPRoute during a migration), each door's path is diagnosed and the host gets the worst, with every door's
+/// verdict in its claims, so a healthy new route does not hide the broken old one (or the other way round).
+fn one_verdict(
+    graph: &Graph,
+    model: &Model,
+    cx: &PathIndex<'_>,
+    findings: &[Finding],
+    index: &root::FindingIndex,
+    t: &TraceTarget,
+    obs: Option<&TargetObservation>,
+) -> Diagnosis {
+    let claims = cx.claims.claims(t);
+    let mut doors: Vec<(String, usize)> = Vec::new();
+    for (i, c) in claims.iter().enumerate() {
+        let d = build::door(graph, c);
+        if !doors.iter().any(|(x, _)| *x == d) {
+            doors.push((d, i));
+        }
+    }
+    if doors.len() < 2 {
+        return root::conclude(graph, findings, index, t, build::build(graph, model, cx, t, obs), obs);
+    }
+    let mut per_door: Vec<(String, usize, Diagnosis)> = doors
+        .into_iter()
+        .map(|(door, i)| {
+            let path = build::build_claim(graph, model, cx, t, obs, i);
+            (door, i, root::conclude(graph, findings, index, t, path, obs))
+        })
+        .collect();
+    let lines: Vec<String> = per_door
+        .iter()
+        .map(|(door, i, d)| {
+            let who = graph.obj(claims[*i].route).to_ref();
+            let why =
+                d.root_cause.and_then(|r| findings.get(r)).map(|f| format!(" ({})", f.meta.code)).unwrap_or_default();
+            format!("via {door}: {who} is {}{why}", d.verdict.as_str())
+        })
+        .collect();
+    per_door.sort_by_key(|(_, i, d)| (d.verdict, *i));
+    let (_, _, mut worst) = per_door.swap_remove(0);
+    worst.claims.extend(lines);
+    worst
 }
 
 fn observation_is_for(o: &TargetObservation, t: &TraceTarget) -> bool {

@@ -191,3 +191,69 @@ fn the_earliest_failing_layer_wins_and_later_layers_are_not_blamed() {
     let root = &findings[d.root_cause.expect("root")];
     assert_eq!(root.meta.code, "RTE001", "{}", d.summary);
 }
+
+/// Issue 19, item 3: one verdict per host from all who claim it. A healthy HTTPRoute and a broken Ingress
+/// both claim the host (a migration in progress): each door is diagnosed and the host is broken.
+#[test]
+fn issue_19_one_verdict_from_every_door() {
+    const MIGRATION: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: cilium}
+spec: {controllerName: io.cilium/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: public, namespace: shop}
+spec:
+  gatewayClassName: cilium
+  listeners:
+  - {name: http, port: 80, protocol: HTTP}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: web, namespace: shop}
+spec:
+  parentRefs: [{name: public}]
+  hostnames: [shop.example.com]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec:
+  selector: {app: web}
+  ports: [{port: 80, targetPort: 8080}]
+---
+apiVersion: networking.k8s.io/v1
+kind: IngressClass
+metadata: {name: nginx}
+spec: {controller: k8s.io/ingress-nginx}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: shop}
+spec:
+  ingressClassName: nginx
+  rules:
+  - host: shop.example.com
+    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 9090}}}}]}
+"#;
+    let (d, findings) = run(MIGRATION, "http://shop.example.com/");
+    assert_eq!(d.verdict, Verdict::Broken, "{:?}", d.claims);
+    assert_eq!(d.root_cause.map(|i| findings[i].meta.code), Some("BKD002"));
+    assert!(
+        d.claims.iter().any(|c| c == "via gateway Gateway `shop/public`: HTTPRoute `shop/web` is ok"),
+        "{:?}",
+        d.claims
+    );
+    assert!(
+        d.claims.iter().any(|c| c == "via ingress IngressClass `nginx`: Ingress `shop/web` is broken (BKD002)"),
+        "{:?}",
+        d.claims
+    );
+    // Without the broken Ingress, the HTTPRoute alone serves the host: ok.
+    let healthy = MIGRATION.split("---\napiVersion: networking.k8s.io/v1\nkind: Ingress\n").next().unwrap_or("");
+    let (d, _) = run(healthy, "http://shop.example.com/");
+    assert_eq!(d.verdict, Verdict::Ok, "{:?}", d.claims);
+}

@@ -101,6 +101,7 @@ pub(crate) fn empty_path_note(d: &Diagnosis) -> &'static str {
     match d.verdict {
         Verdict::Ok => "nothing wrong found (edgecheck trace draws the path)",
         Verdict::Unclaimed => "no object claims this host",
+        Verdict::Unknown => "who claims this host is unknown (a kind could not be listed)",
         _ => "no path",
     }
 }

@@ -35,6 +35,7 @@ fn verdict_text(d: &Diagnosis) -> String {
         (Verdict::AtRisk, Some(l)) => format!("at risk at {l}"),
         (Verdict::Ok, _) => "ok".into(),
         (Verdict::Unclaimed, _) => "not claimed by any object".into(),
+        (Verdict::Unknown, _) => "unknown: kinds that could claim it were not listed".into(),
         (_, None) => d.verdict.as_str().into(),
     }
 }
@@ -128,7 +129,7 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
         Verdict::Broken => RED,
         Verdict::AtRisk => YELLOW,
         Verdict::Ok => GREEN,
-        Verdict::Unclaimed => DIM,
+        Verdict::Unclaimed | Verdict::Unknown => DIM,
     };
     let _ =
         writeln!(out, "{} {} — {}", paint(BOLD, "trace"), paint(BOLD, &d.target.target), paint(vc, &verdict_text(d)));

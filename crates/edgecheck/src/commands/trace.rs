@@ -103,14 +103,16 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
         trace: true,
     };
     super::write_stdout(&edgecheck_report::render(&report, s.format, s.color))?;
-    // The exit code follows the traced path: its findings at the fail level.
+    // The exit code follows the traced path: its findings at the fail level. A host whose claim is unknown
+    // (a kind that could claim it was not listed) is not a pass either.
     let failed = s.fail_on.is_some_and(|threshold| {
         diagnoses.iter().any(|d| {
-            d.verdict != Verdict::Ok
-                && d.nodes
-                    .iter()
-                    .flat_map(|n| n.findings.iter())
-                    .any(|&fi| analysis.findings.get(fi).is_some_and(|f| f.severity.reaches(threshold)))
+            d.verdict == Verdict::Unknown
+                || d.verdict != Verdict::Ok
+                    && d.nodes
+                        .iter()
+                        .flat_map(|n| n.findings.iter())
+                        .any(|&fi| analysis.findings.get(fi).is_some_and(|f| f.severity.reaches(threshold)))
         })
     });
     Ok(u8::from(failed))

@@ -143,3 +143,27 @@ fn trace_reads_the_cluster_and_agrees_with_trace_of_the_dump() {
     assert_eq!(a["diagnoses"][0]["chain"], b["diagnoses"][0]["chain"]);
     assert_eq!(s.non_get(), 0, "trace never writes to the cluster");
 }
+
+/// Issue 16, item 14: a kind that could not be listed makes the claim unknown, not absent.
+#[test]
+fn issue_16_trace_with_ingresses_forbidden_is_unknown_not_unclaimed() {
+    let d = Dir::new();
+    // Both kinds that claim shop.example.com in the fixture cluster are forbidden.
+    let s = server(&["ingresses", "httproutes"]);
+    let kc = s.kubeconfig(d.path());
+    let kc = kc.to_str().expect("utf-8 path");
+    let url = "https://shop.example.com/";
+    let r = edgecheck(d.path(), &["trace", url, "--kubeconfig", kc, "--no-probe", "-o", "json", "--no-config"]);
+    assert_eq!(r.code, 1, "an unknown claim is not a pass: {}\n{}", r.stderr, r.stdout);
+    let v: Value = serde_json::from_str(&r.stdout).expect("json");
+    let diag = &v["diagnoses"][0];
+    assert_eq!(diag["verdict"], "unknown", "{}", diag["summary"]);
+    assert!(
+        diag["summary"].as_str().is_some_and(|m| m.contains("Ingress, HTTPRoute could not be listed")),
+        "{}",
+        diag["summary"]
+    );
+    let text = edgecheck(d.path(), &["trace", url, "--kubeconfig", kc, "--no-probe", "--no-config"]);
+    assert!(!text.stdout.contains("not claimed by any object"), "{}", text.stdout);
+    assert_eq!(s.non_get(), 0);
+}

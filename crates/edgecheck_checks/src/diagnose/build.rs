@@ -6,6 +6,7 @@
 use super::Role;
 use std::collections::HashMap;
 
+use edgecheck_core::kind::K;
 use edgecheck_core::observation::{DnsOutcome, TargetObservation};
 use edgecheck_core::views::{self, PortRef};
 use edgecheck_core::{EdgeKind, Graph, Layer, ObjId, Object, ObjectRef, Target};
@@ -196,7 +197,18 @@ pub(super) fn build_claim(
     let mut b = Builder { graph, model, nodes: Vec::new(), ids: Vec::new() };
     let name = name_node(&mut b, t, obs);
     let claims = cx.claims.claims(t);
-    let lines = claim_lines(graph, &claims, pick);
+    let mut lines = claim_lines(graph, &claims, pick);
+    let unlisted: Vec<&str> = [K::INGRESS, K::HTTP_ROUTE, K::GRPC_ROUTE, K::TLS_ROUTE, K::TRAEFIK_INGRESS_ROUTE]
+        .iter()
+        .filter(|k| graph.unchecked_kind(&k.to_kind()))
+        .map(|k| k.kind)
+        .collect();
+    if !unlisted.is_empty() && !claims.is_empty() {
+        lines.push(format!(
+            "{} could not be listed (LOD007): a claim of that kind would not be seen",
+            unlisted.join(", ")
+        ));
+    }
     let Some(claim) = claims.get(pick) else {
         let app = b.add(Role::App, Layer::App, Branch::Request, Some(name), What::Text("application".into()));
         app_detail(&mut b, app, obs);

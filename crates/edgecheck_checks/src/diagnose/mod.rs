@@ -291,6 +291,9 @@ pub enum Verdict {
     Broken,
     /// Only warnings: it works, with a risk named.
     AtRisk,
+    /// No object in the inventory claims the host, but a kind that could claim it was not listed (a 403 in a
+    /// scan): who serves it is unknown, not absent.
+    Unknown,
     /// Nothing wrong found.
     Ok,
     /// No object claims the host (and nothing was observed to tell).
@@ -303,6 +306,7 @@ impl Verdict {
         match self {
             Verdict::Broken => "broken",
             Verdict::AtRisk => "at-risk",
+            Verdict::Unknown => "unknown",
             Verdict::Ok => "ok",
             Verdict::Unclaimed => "unclaimed",
         }

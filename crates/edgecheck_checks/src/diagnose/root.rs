@@ -54,7 +54,7 @@ pub(super) fn conclude(
         n.state = state_of(n, findings);
     }
     let Some((severity, failing, first)) = earliest_failure(&nodes, findings, passthrough, &|_| true) else {
-        return healthy(t, nodes, passthrough, claims, claimed);
+        return healthy(graph, t, nodes, passthrough, claims, claimed);
     };
     let walk = Walk {
         nodes: &nodes,
@@ -175,10 +175,31 @@ fn earliest_failure(
 }
 
 /// The diagnosis of a path where nothing fails: ok when something claims the host, else unclaimed.
-fn healthy(t: &TraceTarget, nodes: Vec<PathNode>, passthrough: bool, claims: Vec<String>, claimed: bool) -> Diagnosis {
-    let verdict = if claimed { Verdict::Ok } else { Verdict::Unclaimed };
+fn healthy(
+    graph: &Graph,
+    t: &TraceTarget,
+    nodes: Vec<PathNode>,
+    passthrough: bool,
+    claims: Vec<String>,
+    claimed: bool,
+) -> Diagnosis {
+    // Kinds that claim hosts but could not be listed: an unclaimed host is then unknown, not absent.
+    let unlisted: Vec<&str> =
+        CLAIMING_KINDS.iter().filter(|k| graph.unchecked_kind(&k.to_kind())).map(|k| k.kind).collect();
+    let verdict = match (claimed, unlisted.is_empty()) {
+        (true, _) => Verdict::Ok,
+        (false, false) => Verdict::Unknown,
+        (false, true) => Verdict::Unclaimed,
+    };
     let summary = if claimed {
         format!("{}: no problem found on the path ({} nodes)", t.target, nodes.len())
+    } else if !unlisted.is_empty() {
+        format!(
+            "{}: who claims {} is unknown: {} could not be listed (LOD007), and no object that was read claims it",
+            t.target,
+            t.host,
+            unlisted.join(", ")
+        )
     } else {
         format!(
             "{}: no Ingress, Gateway API route or Traefik IngressRoute in the inventory claims {}",
@@ -202,6 +223,16 @@ fn healthy(t: &TraceTarget, nodes: Vec<PathNode>, passthrough: bool, claims: Vec
         claims,
     }
 }
+
+/// The kinds whose objects claim hosts.
+const CLAIMING_KINDS: &[edgecheck_core::kind::K] = &[
+    edgecheck_core::kind::K::INGRESS,
+    edgecheck_core::kind::K::HTTP_ROUTE,
+    edgecheck_core::kind::K::GRPC_ROUTE,
+    edgecheck_core::kind::K::TLS_ROUTE,
+    edgecheck_core::kind::K::TRAEFIK_INGRESS_ROUTE,
+    edgecheck_core::kind::K::TRAEFIK_INGRESS_ROUTE_TCP,
+];
 
 /// The walk from the failing node back to what made it fail.
 struct Walk<'a> {

@@ -2,24 +2,16 @@
 
 use edgecheck_core::{Graph, Options};
 
-use crate::cli::{RbacArgs, ScanArgs};
+use crate::cli::{ClusterArgs, ColorChoice, InventoryArgs, RbacArgs, ScanArgs};
 use crate::commands::lint::{emit, settings};
 use crate::config;
 
-pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
+pub fn run(args: &ScanArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let loaded = config::discover(&std::env::current_dir()?, args.check.config.as_deref(), args.check.no_config)?;
     let cfg = &loaded.options;
-    let s = settings(&args.check, cfg)?;
-    let scan_options = edgecheck_kube::ScanOptions {
-        kubeconfig: args.kubeconfig.clone(),
-        context: args.context.clone(),
-        namespace: if args.all_namespaces { None } else { args.namespace.clone() },
-        timeout: Some(args.request_timeout),
-        page_size: None,
-        limits: edgecheck_kube::Limits::default(),
-        progress: progress_bar(),
-    };
-    let graph = match scan_graph(&scan_options, args.cni.clone(), cfg) {
+    let s = settings(&args.check, args.format.into(), color, cfg)?;
+    let namespace = if args.all_namespaces { None } else { args.inventory.namespace.clone() };
+    let (graph, options) = match scan_graph(&args.cluster, namespace, &args.inventory, cfg) {
         Ok(g) => g,
         Err(e) => {
             eprintln!("edgecheck: {e}");
@@ -27,38 +19,47 @@ pub fn run(args: &ScanArgs) -> anyhow::Result<u8> {
         }
     };
     let analysis = edgecheck_checks::analyze(
-        &graph.0,
-        &graph.1,
+        &graph,
+        &options,
         s.now,
         &s.selection,
         &s.suppressions,
         &[],
         edgecheck_checks::diagnose::Diagnose::Hosts,
     );
-    emit(&graph.0, &analysis, &s)
+    emit(&graph, &analysis, &s)
 }
 
-/// Lists the cluster and builds the graph, with the options a live inventory implies.
+/// Lists the cluster (only `namespace`, when given) and builds the graph, with the options a live
+/// inventory implies.
 pub fn scan_graph(
-    scan_options: &edgecheck_kube::ScanOptions,
-    cni: Option<String>,
+    cluster: &ClusterArgs,
+    namespace: Option<String>,
+    inv: &InventoryArgs,
     cfg: &config::Options,
 ) -> Result<(Graph, Options), String> {
-    let scan = edgecheck_kube::scan(scan_options).map_err(|e| e.to_string())?;
+    let scan_options = edgecheck_kube::ScanOptions {
+        kubeconfig: cluster.kubeconfig.clone(),
+        context: cluster.context.clone(),
+        namespace,
+        timeout: Some(cluster.request_timeout),
+        page_size: None,
+        limits: edgecheck_kube::Limits::default(),
+        progress: progress_bar(),
+    };
+    let scan = edgecheck_kube::scan(&scan_options).map_err(|e| e.to_string())?;
     for u in &scan.inventory.unchecked {
         eprintln!("edgecheck: could not check {} ({}): {}", u.kind, u.api_version, u.reason);
     }
-    let options = Options {
+    // A full dump only when every served kind was listed in all namespaces: then what is not
+    // there is absent. One namespace, or a kind refused (LOD007): objects may exist unseen, so
+    // absence follows the partial-inventory rule (and a refused kind is never absent, see
+    // `CheckContext::absence`).
+    let live = super::inventory::Live {
         default_namespace: scan.default_namespace.clone(),
-        api_versions: cfg.api_versions.clone().unwrap_or_default(),
-        cni: cni.or_else(|| cfg.cni.clone()),
-        // A full dump only when every served kind was listed in all namespaces: then what is not
-        // there is absent. One namespace, or a kind refused (LOD007): objects may exist unseen, so
-        // absence follows the partial-inventory rule (and a refused kind is never absent, see
-        // `CheckContext::absence`).
-        complete: Some(scan_options.namespace.is_none() && scan.inventory.unchecked.is_empty()),
-        expiry_warning_days: cfg.expiry_warning_days.unwrap_or(14),
+        complete: scan_options.namespace.is_none() && scan.inventory.unchecked.is_empty(),
     };
+    let options = super::inventory::options(inv, cfg, Some(live));
     Ok((Graph::build(scan.inventory, &options), options))
 }
 

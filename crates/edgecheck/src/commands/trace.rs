@@ -3,19 +3,18 @@
 //! catalogue over both, then the diagnosis of that URL: the path tree and the root cause first.
 
 use std::path::PathBuf;
-use std::time::Duration;
 
 use anyhow::Context as _;
 use edgecheck_checks::diagnose::{self, TraceTarget, Verdict};
 use edgecheck_core::observation::TargetObservation;
-use edgecheck_core::{Graph, Options};
+use edgecheck_core::Graph;
 use edgecheck_report::Report;
 
-use crate::cli::TraceArgs;
+use crate::cli::{ColorChoice, TraceArgs};
 use crate::commands::lint::settings;
 use crate::config;
 
-pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
+pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let Some(target) = TraceTarget::parse(&args.url) else {
         anyhow::bail!(
             "`{}` is not a URL edgecheck can trace (https://host[:port]/path, http://, grpc://, grpcs://)",
@@ -25,19 +24,10 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
     let start = args.from.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
     let loaded = config::discover(&start, args.check.config.as_deref(), args.check.no_config)?;
     let cfg = &loaded.options;
-    let s = settings(&args.check, cfg)?;
+    let s = settings(&args.check, args.format.into(), color, cfg)?;
 
     let (graph, options) = if args.from.is_empty() {
-        let scan_options = edgecheck_kube::ScanOptions {
-            kubeconfig: args.kubeconfig.clone(),
-            context: args.context.clone(),
-            namespace: None,
-            timeout: Some(Duration::from_secs(30)),
-            page_size: None,
-            limits: edgecheck_kube::Limits::default(),
-            progress: super::scan::progress_bar(),
-        };
-        match super::scan::scan_graph(&scan_options, None, cfg) {
+        match super::scan::scan_graph(&args.cluster, args.inventory.namespace.clone(), &args.inventory, cfg) {
             Ok(g) => g,
             Err(e) => {
                 eprintln!("edgecheck: {e}");
@@ -54,17 +44,7 @@ pub fn run(args: &TraceArgs) -> anyhow::Result<u8> {
         if errors.len() == args.from.len() || super::lint::nothing_read(&inventory, &args.from) {
             return Ok(2);
         }
-        let options = Options {
-            default_namespace: args
-                .namespace
-                .clone()
-                .or_else(|| cfg.namespace.clone())
-                .unwrap_or_else(|| "default".into()),
-            api_versions: cfg.api_versions.clone().unwrap_or_default(),
-            cni: cfg.cni.clone(),
-            complete: None,
-            expiry_warning_days: cfg.expiry_warning_days.unwrap_or(14),
-        };
+        let options = super::inventory::options(&args.inventory, cfg, None);
         (Graph::build(inventory, &options), options)
     };
 

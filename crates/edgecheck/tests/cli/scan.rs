@@ -143,3 +143,44 @@ fn trace_reads_the_cluster_and_agrees_with_trace_of_the_dump() {
     assert_eq!(a["diagnoses"][0]["chain"], b["diagnoses"][0]["chain"]);
     assert_eq!(s.non_get(), 0, "trace never writes to the cluster");
 }
+
+#[test]
+fn trace_from_a_cluster_takes_request_timeout_and_namespace() {
+    let d = Dir::new();
+    // Every list stalls: the requests are given up after --request-timeout, not a fixed 30 s.
+    let s = Server::start(Cluster {
+        objects: vec![
+            serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a", "namespace": "x"}}),
+        ],
+        hostile: api_server::Hostile::FailLists(api_server::Failure::Stall),
+        ..Default::default()
+    });
+    let kc = s.kubeconfig(d.path());
+    let kc = kc.to_str().expect("utf-8");
+    let start = std::time::Instant::now();
+    let r = edgecheck(
+        d.path(),
+        &["trace", "https://a.example/", "--kubeconfig", kc, "--request-timeout", "1s", "--no-probe", "--no-config"],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(!r.stderr.contains("unexpected argument"), "{}", r.stderr);
+    assert!(start.elapsed() < std::time::Duration::from_secs(20), "took {:?}", start.elapsed());
+    // `-n` reads one namespace, as scan's.
+    let s = server(&[]);
+    let kc = s.kubeconfig(d.path());
+    let r = edgecheck(
+        d.path(),
+        &[
+            "trace",
+            "https://shop.example.com/",
+            "--kubeconfig",
+            kc.to_str().expect("utf-8"),
+            "-n",
+            "shop",
+            "--no-probe",
+        ],
+    );
+    assert_ne!(r.code, 2, "{}", r.stderr);
+    let lists: Vec<String> = s.requests().into_iter().filter(|q| q.contains("/services")).collect();
+    assert!(!lists.is_empty() && lists.iter().all(|q| q.contains("/namespaces/shop/")), "{lists:#?}");
+}

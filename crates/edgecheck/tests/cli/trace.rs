@@ -209,3 +209,29 @@ fn trace_draws_in_every_diagram_format() {
         assert!(r.stdout.contains("zitadel-setup"), "{format} draws the root cause's Job");
     }
 }
+
+#[test]
+fn trace_takes_the_inventory_flags_of_lint() {
+    let d = crate::support::Dir::new();
+    d.write(
+        "ing.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  ingressClassName: nginx\n  rules:\n  - host: shop.example.com\n    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut a = vec!["trace", "http://shop.example.com/", "--from", ".", "--no-probe", "-o", "json"];
+        a.extend_from_slice(extra);
+        let r = edgecheck(d.path(), &a);
+        assert_ne!(r.code, 2, "{extra:?}: {}", r.stderr);
+        json(&r)
+    };
+    // A partial inventory: the missing Service may be installed by other means.
+    assert_eq!(run(&[])["diagnoses"][0]["verdict"], "ok");
+    // `--complete` (a full dump) makes it missing; `-n` places the Ingress as lint does.
+    let v = run(&["--complete", "-n", "shop", "--cni", "cilium", "--api-versions", "networking.k8s.io/v1"]);
+    assert_eq!(v["diagnoses"][0]["verdict"], "broken", "{}", v["diagnoses"][0]["summary"]);
+    let bkd001 = v["findings"].as_array().expect("findings").iter().find(|f| f["code"] == "BKD001").expect("BKD001");
+    assert_eq!(bkd001["object"]["namespace"], "shop");
+    // lint of the same files with the same flags agrees.
+    let lint = edgecheck(d.path(), &["lint", "-o", "json", "--complete", "-n", "shop", "."]);
+    assert_eq!(json(&lint)["diagnoses"][0]["verdict"], "broken");
+}

@@ -83,6 +83,14 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
         trace: true,
     };
     super::write_stdout(&edgecheck_report::render(&report, s.format, s.color))?;
+    // A host no object claims is an answer to a different question: say so, with the hosts that are.
+    if diagnoses.first().is_some_and(|d| d.verdict == Verdict::Unclaimed) {
+        let claimed: Vec<String> =
+            diagnose::ClaimIndex::build(&graph, &analysis.model).hosts().into_iter().map(|t| t.host).collect();
+        eprintln!("edgecheck: {}", not_claimed(&target.host, &claimed));
+        // Exit 1, as a broken path is, unless `--fail-on never`.
+        return Ok(u8::from(s.fail_on.is_some()));
+    }
     // The exit code follows the traced path: its findings at the fail level.
     let failed = s.fail_on.is_some_and(|threshold| {
         diagnoses.iter().any(|d| {
@@ -94,4 +102,56 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
         })
     });
     Ok(u8::from(failed))
+}
+
+/// "`host` is not claimed", with the claimed hosts nearest to it.
+fn not_claimed(host: &str, claimed: &[String]) -> String {
+    let host = edgecheck_core::redact::controls(host);
+    if claimed.is_empty() {
+        return format!("{host} is not claimed by any object (the inventory claims no host)");
+    }
+    let near = nearest(&host, claimed, 3);
+    format!("{host} is not claimed by any object; the nearest claimed: {}", near.join(", "))
+}
+
+/// The `n` hosts of `claimed` nearest to `host`: most trailing labels shared first (the same zone),
+/// then the fewest edits (a typo).
+fn nearest(host: &str, claimed: &[String], n: usize) -> Vec<String> {
+    let labels: Vec<&str> = host.rsplit('.').collect();
+    let shared = |c: &str| c.rsplit('.').zip(&labels).take_while(|(a, b)| a == *b).count();
+    let mut ranked: Vec<(std::cmp::Reverse<usize>, usize, &String)> =
+        claimed.iter().map(|c| (std::cmp::Reverse(shared(c)), edit_distance(host, c), c)).collect();
+    // A typo of the whole name beats a shared zone.
+    ranked.sort_by_key(|&(sh, d, c)| (d > 2, if d > 2 { sh } else { std::cmp::Reverse(0) }, d, c));
+    ranked.into_iter().take(n).map(|(_, _, c)| c.clone()).collect()
+}
+
+/// Levenshtein distance over bytes (host names are ASCII once normalised).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_claimed_hosts_typos_first_then_the_same_zone() {
+        let claimed: Vec<String> =
+            ["api.example.com", "shop.example.com", "grafana.lab.internal", "www.example.org"].map(String::from).into();
+        assert_eq!(nearest("shop.exmple.com", &claimed, 2), ["shop.example.com", "api.example.com"]);
+        assert_eq!(nearest("billing.example.com", &claimed, 2), ["api.example.com", "shop.example.com"]);
+        assert_eq!(nearest("prometheus.lab.internal", &claimed, 1), ["grafana.lab.internal"]);
+        assert_eq!(edit_distance("kitten", "sitting"), 3);
+        assert!(not_claimed("x.example", &[]).contains("claims no host"));
+    }
 }

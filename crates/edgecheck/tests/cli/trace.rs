@@ -143,9 +143,33 @@ fn replayed_observations_join_the_objects() {
 
 #[test]
 fn unclaimed_host_and_bad_urls() {
-    let (code, v) = trace(&["https://nobody.example.net/", "--from", "examples/clean", "--no-probe"]);
-    assert_eq!(code, 0);
-    assert_eq!(v["diagnoses"][0]["verdict"], "unclaimed");
+    // Exit 1 with "not claimed" and the claimed hosts nearest to the one asked for, in every format.
+    for format in ["json", "text"] {
+        let r = edgecheck(
+            &repo_root(),
+            &["trace", "https://shop.exmple.com/", "--from", "examples/clean", "--no-probe", "-o", format],
+        );
+        assert_eq!(r.code, 1, "{format}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "edgecheck: shop.exmple.com is not claimed by any object; the nearest claimed: shop.example.com"
+            ),
+            "{format}: {}",
+            r.stderr
+        );
+        if format == "json" {
+            assert_eq!(json(&r)["diagnoses"][0]["verdict"], "unclaimed");
+        } else {
+            assert!(r.stdout.contains("not claimed by any object"), "{}", r.stdout);
+        }
+    }
+    let (code, _) = trace(&["https://nobody.example.net/", "--from", "examples/clean", "--no-probe"]);
+    assert_eq!(code, 1);
+    let r = edgecheck(
+        &repo_root(),
+        &["trace", "https://x.example/", "--from", "examples/clean", "--no-probe", "--fail-on", "never"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let r = edgecheck(&repo_root(), &["trace", "ftp://x/", "--from", "examples/clean", "--no-probe"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("not a URL edgecheck can trace"), "{}", r.stderr);

@@ -178,6 +178,10 @@ pub struct CheckArgs {
     /// Ignore configuration files.
     #[arg(long)]
     pub no_config: bool,
+    /// Report suppressions (annotations, config `ignore` entries scoped to objects) that suppressed
+    /// nothing, as infos (LOD009).
+    #[arg(long)]
+    pub show_unused_ignores: bool,
     /// The time to judge certificates by (RFC 3339) [default: now].
     #[arg(long, hide = true)]
     pub now: Option<String>,

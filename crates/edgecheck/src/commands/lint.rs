@@ -7,7 +7,7 @@ use edgecheck_core::{Graph, Inventory, LoadProblemKind, Severity};
 use edgecheck_report::{Format, Report};
 
 use crate::cli::{CheckArgs, ColorChoice, FailOn, LintArgs};
-use crate::config::{self, IgnoreEntry};
+use crate::config;
 
 /// Everything the check-running commands share, resolved from CLI and config.
 pub struct Settings {
@@ -24,16 +24,27 @@ pub fn settings(
     args: &CheckArgs,
     format: Format,
     color: ColorChoice,
-    cfg: &config::Options,
+    loaded: &config::Loaded,
 ) -> anyhow::Result<Settings> {
-    let mut selection = Selection { select: cfg.select.clone().unwrap_or_default(), ignore: Vec::new() };
+    let cfg = &loaded.options;
+    let file = loaded.path.as_ref().map(|p| p.display().to_string());
+    let mut selection = Selection {
+        select: cfg.select.clone().unwrap_or_default(),
+        unused_ignores: args.show_unused_ignores,
+        ..Selection::default()
+    };
     let mut suppressions = Vec::new();
     for e in cfg.ignore.iter().flatten() {
-        match e {
-            IgnoreEntry::Selector(s) => selection.ignore.push(s.clone()),
-            IgnoreEntry::Scoped { code, object: None, .. } => selection.ignore.push(code.clone()),
-            IgnoreEntry::Scoped { code, object, reason } => {
-                suppressions.push(Suppression { code: code.clone(), object: object.clone(), reason: reason.clone() });
+        match e.parse()? {
+            (code, None | Some(config::Scoped { object: None, .. })) => selection.ignore.push(code),
+            (code, Some(config::Scoped { object, reason, .. })) => {
+                // A scoped code is checked as every selector is: one that names no check is an error.
+                if !Selection::names_any(&code) {
+                    anyhow::bail!(
+                        "config ignore `{code}`: names no check, code prefix or layer (see `edgecheck checks`)"
+                    );
+                }
+                suppressions.push(Suppression { code, object, reason, file: file.clone() });
             }
         }
     }
@@ -76,7 +87,7 @@ pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let first = args.paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
     let loaded = config::discover(&first, args.check.config.as_deref(), args.check.no_config)?;
     let cfg = &loaded.options;
-    let s = settings(&args.check, args.format.into(), color, cfg)?;
+    let s = settings(&args.check, args.format.into(), color, &loaded)?;
 
     let load_opts = load_options(&loaded, args.max_file_size)?;
     let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();

@@ -12,7 +12,7 @@ use crate::config;
 
 pub fn run(args: &ProbeArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let loaded = config::discover(std::path::Path::new("."), args.check.config.as_deref(), args.check.no_config)?;
-    let s = super::lint::settings(&args.check, args.format.into(), color, &loaded.options)?;
+    let s = super::lint::settings(&args.check, args.format.into(), color, &loaded)?;
     let observations = probe(&args.targets, &args.probe, s.now)?;
     let options = Options::default();
     let graph = Graph::build(Inventory::default(), &options);

@@ -9,7 +9,7 @@ use crate::config;
 pub fn run(args: &ScanArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let loaded = config::discover(&std::env::current_dir()?, args.check.config.as_deref(), args.check.no_config)?;
     let cfg = &loaded.options;
-    let s = settings(&args.check, args.format.into(), color, cfg)?;
+    let s = settings(&args.check, args.format.into(), color, &loaded)?;
     let namespace = if args.all_namespaces { None } else { args.inventory.namespace.clone() };
     let (graph, options) = match scan_graph(&args.cluster, namespace, &args.inventory, cfg) {
         Ok(g) => g,

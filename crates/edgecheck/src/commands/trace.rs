@@ -24,7 +24,7 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let start = args.from.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
     let loaded = config::discover(&start, args.check.config.as_deref(), args.check.no_config)?;
     let cfg = &loaded.options;
-    let s = settings(&args.check, args.format.into(), color, cfg)?;
+    let s = settings(&args.check, args.format.into(), color, &loaded)?;
 
     let (graph, options) = if args.from.is_empty() {
         match super::scan::scan_graph(&args.cluster, args.inventory.namespace.clone(), &args.inventory, cfg) {

@@ -89,6 +89,7 @@ mod tests {
         name: "tls-cert-host-mismatch",
         layer: Layer::Tls,
         severity: Severity::Error,
+        also: &[],
         docs: "",
     };
     static N: CheckMeta = CheckMeta {
@@ -96,6 +97,7 @@ mod tests {
         name: "ingress-class-missing",
         layer: Layer::Route,
         severity: Severity::Error,
+        also: &[],
         docs: "",
     };
 

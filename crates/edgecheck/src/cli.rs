@@ -360,6 +360,9 @@ pub struct RbacArgs {
     /// The ServiceAccount to bind, as `namespace/name`.
     #[arg(long, default_value = "edgecheck/edgecheck")]
     pub service_account: String,
+    /// Leave out Secrets: the TLS and repository checks that read them then report "could not check".
+    #[arg(long)]
+    pub no_secrets: bool,
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use edgecheck_report::Format;
 
 /// Why is (or isn't) this service reachable over HTTPS, and which layer is the first one broken?
 #[derive(Debug, Parser)]
@@ -12,37 +13,40 @@ pub struct Cli {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Colours: auto (on a terminal, unless `NO_COLOR` is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
 }
 
-/// Subcommands.
+/// Subcommands, in the order people use them (`--help` lists them so).
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Check manifests or dumps (files, directories, `-` for stdin); exit 1 on findings at the fail level.
     Lint(LintArgs),
+    /// Check a live cluster, read-only (discovery and list only); exit codes as `lint`.
+    Scan(ScanArgs),
+    /// Follow one URL through every layer: probe and objects joined, the root cause first.
+    Trace(Box<TraceArgs>),
     /// Probe endpoints from the outside: DNS, TCP, TLS, HTTP/h2, gRPC; the first failing layer first.
     Probe(ProbeArgs),
+    /// Print a ClusterRole and ClusterRoleBinding granting exactly what `scan` reads (get, list).
+    Rbac(RbacArgs),
     /// List the check catalogue.
     Checks {
         /// Output format.
-        #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
-        format: OutputFormat,
+        #[arg(long = "format", short = 'o', visible_alias = "output", value_enum, default_value_t = CatalogueFormat::Text)]
+        format: CatalogueFormat,
     },
     /// Print one check's documentation.
     Explain {
         /// A code (`TLS003`) or name (`tls-cert-host-mismatch`).
         check: String,
     },
-    /// Check a live cluster, read-only (discovery and list only); exit codes as `lint`.
-    Scan(ScanArgs),
-    /// Follow one URL through every layer: probe and objects joined, the root cause first.
-    Trace(TraceArgs),
-    /// Print a ClusterRole and ClusterRoleBinding granting exactly what `scan` reads (get, list).
-    Rbac(RbacArgs),
 }
 
-/// Output formats.
+/// The formats of a report of objects (`lint`, `scan`, `trace`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum OutputFormat {
+pub enum ReportFormat {
     /// Human text, grouped by layer.
     Text,
     /// The documented JSON contract.
@@ -59,15 +63,88 @@ pub enum OutputFormat {
     Html,
 }
 
+/// The formats of `probe` (no objects, so no path graphs to draw).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ProbeFormat {
+    /// Human text, grouped by endpoint, then layer.
+    Text,
+    /// The documented JSON contract.
+    Json,
+    /// SARIF 2.1.0.
+    Sarif,
+    /// Markdown (pull-request comments).
+    Markdown,
+}
+
+/// The formats of `checks`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CatalogueFormat {
+    /// A table.
+    Text,
+    /// One JSON array.
+    Json,
+    /// A Markdown table.
+    Markdown,
+}
+
+impl From<ReportFormat> for Format {
+    fn from(f: ReportFormat) -> Format {
+        match f {
+            ReportFormat::Text => Format::Text,
+            ReportFormat::Json => Format::Json,
+            ReportFormat::Sarif => Format::Sarif,
+            ReportFormat::Markdown => Format::Markdown,
+            ReportFormat::Dot => Format::Dot,
+            ReportFormat::Mermaid => Format::Mermaid,
+            ReportFormat::Html => Format::Html,
+        }
+    }
+}
+
+impl From<ProbeFormat> for Format {
+    fn from(f: ProbeFormat) -> Format {
+        match f {
+            ProbeFormat::Text => Format::Text,
+            ProbeFormat::Json => Format::Json,
+            ProbeFormat::Sarif => Format::Sarif,
+            ProbeFormat::Markdown => Format::Markdown,
+        }
+    }
+}
+
+impl From<CatalogueFormat> for Format {
+    fn from(f: CatalogueFormat) -> Format {
+        match f {
+            CatalogueFormat::Text => Format::Text,
+            CatalogueFormat::Json => Format::Json,
+            CatalogueFormat::Markdown => Format::Markdown,
+        }
+    }
+}
+
 /// Colours.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ColorChoice {
-    /// On a terminal.
+    /// On a terminal, unless `NO_COLOR` is set.
     Auto,
     /// Always.
     Always,
     /// Never.
     Never,
+}
+
+impl ColorChoice {
+    /// Whether text written to stdout is coloured.
+    pub fn enabled(self) -> bool {
+        use std::io::IsTerminal as _;
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
 }
 
 /// Fail levels.
@@ -86,9 +163,6 @@ pub enum FailOn {
 /// Options shared by commands that run checks.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Output format.
-    #[arg(long, short = 'o', value_enum, default_value_t = OutputFormat::Text)]
-    pub format: OutputFormat,
     /// Checks to run: ALL, a layer (tls), a code prefix (TLS, TLS0), a code or a name. Repeatable, comma-separated.
     #[arg(long, value_delimiter = ',')]
     pub select: Vec<String>,
@@ -104,9 +178,10 @@ pub struct CheckArgs {
     /// Ignore configuration files.
     #[arg(long)]
     pub no_config: bool,
-    /// Colours.
-    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
-    pub color: ColorChoice,
+    /// Report suppressions (annotations, config `ignore` entries scoped to objects) that suppressed
+    /// nothing, as infos (LOD009).
+    #[arg(long)]
+    pub show_unused_ignores: bool,
     /// The time to judge certificates by (RFC 3339) [default: now].
     #[arg(long, hide = true)]
     pub now: Option<String>,
@@ -118,24 +193,52 @@ pub struct LintArgs {
     /// Files or directories (recursively: .yaml, .yml, .json); `-` reads stdin.
     #[arg(required = true)]
     pub paths: Vec<PathBuf>,
-    /// Namespace for objects that name none.
-    #[arg(long, short = 'n')]
-    pub namespace: Option<String>,
+    /// Output format.
+    #[arg(long = "format", short = 'o', visible_alias = "output", value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
     /// Files larger than this (and stdin) are not read (`64MiB`, `512KiB`, bytes) [default: 64MiB, or `max-file-size` in the config].
     #[arg(long, value_parser = parse_size)]
     pub max_file_size: Option<u64>,
+    /// What the inventory is.
+    #[command(flatten)]
+    pub inventory: InventoryArgs,
+    /// Shared options.
+    #[command(flatten)]
+    pub check: CheckArgs,
+}
+
+/// What the inventory is and the cluster it is for (`lint`, `scan`, `trace`).
+#[derive(Debug, Args)]
+pub struct InventoryArgs {
+    /// Files: the namespace of objects that name none [default: `namespace` in the config, else default].
+    /// A cluster: read only this namespace (cluster-scoped kinds are still read) [default: all].
+    #[arg(long, short = 'n')]
+    pub namespace: Option<String>,
     /// API versions the target cluster serves (like helm's flag): `group/version` or `group/version/Kind`.
     #[arg(long, value_delimiter = ',')]
     pub api_versions: Vec<String>,
     /// The cluster's CNI (flannel, terway, cilium, calico, ...), when the inventory does not show it.
     #[arg(long)]
     pub cni: Option<String>,
-    /// Treat the input as a full dump of a cluster: absent objects are errors [default: detected].
+    /// Treat the inventory as a full dump of a cluster: absent objects are errors [default: detected; a
+    /// scan of every namespace in which every kind could be listed is one].
     #[arg(long)]
     pub complete: bool,
-    /// Shared options.
-    #[command(flatten)]
-    pub check: CheckArgs,
+}
+
+/// Reading a live cluster (`scan`, `trace` without `--from`).
+#[derive(Debug, Args)]
+pub struct ClusterArgs {
+    /// Kubeconfig file [default: `KUBECONFIG`, `~/.kube/config`, else the in-cluster service account].
+    #[arg(long)]
+    pub kubeconfig: Option<PathBuf>,
+    /// Kubeconfig context [default: the current context].
+    #[arg(long)]
+    pub context: Option<String>,
+    /// Time before one API request is given up, the kind then reported as not checked (`30s`, `1m`, or
+    /// seconds as a bare number, like kubectl's; at most 24h).
+    #[arg(long, default_value = "30s", value_parser = request_timeout)]
+    pub request_timeout: Duration,
 }
 
 /// `probe`.
@@ -144,6 +247,9 @@ pub struct ProbeArgs {
     /// `https://host[:port]/path`, `http://...`, `grpc(s)://host:port`, or `HOST[:PORT]` (https).
     #[arg(required = true, value_parser = probe_target)]
     pub targets: Vec<String>,
+    /// Output format.
+    #[arg(long = "format", short = 'o', visible_alias = "output", value_enum, default_value_t = ProbeFormat::Text)]
+    pub format: ProbeFormat,
     /// Probe options.
     #[command(flatten)]
     pub probe: ProbeOpts,
@@ -196,27 +302,27 @@ pub struct TraceArgs {
     /// The URL whose path to follow: `https://host[:port]/path`, `http://...`, `grpc(s)://host:port`.
     #[arg(value_parser = trace_target)]
     pub url: String,
+    /// Output format.
+    #[arg(long = "format", short = 'o', visible_alias = "output", value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
     /// Read the objects from these files, directories or dumps (`-` for stdin) instead of a cluster.
-    #[arg(long, num_args = 1..)]
+    #[arg(long, num_args = 1.., conflicts_with_all = ["kubeconfig", "context"])]
     pub from: Vec<PathBuf>,
-    /// Kubeconfig file, when reading the objects from a cluster.
-    #[arg(long, conflicts_with = "from")]
-    pub kubeconfig: Option<PathBuf>,
-    /// Kubeconfig context, when reading the objects from a cluster.
-    #[arg(long, conflicts_with = "from")]
-    pub context: Option<String>,
     /// Objects only: do not probe the URL.
     #[arg(long, conflicts_with = "observations")]
     pub no_probe: bool,
     /// Use observations saved by `--save-observations` instead of probing (offline replay).
     #[arg(long)]
     pub observations: Option<PathBuf>,
-    /// Default namespace of objects without one (files only).
-    #[arg(long)]
-    pub namespace: Option<String>,
     /// Files larger than this (and stdin) are not read (`64MiB`, `512KiB`, bytes) [default: 64MiB, or `max-file-size` in the config].
     #[arg(long, value_parser = parse_size)]
     pub max_file_size: Option<u64>,
+    /// What the inventory is.
+    #[command(flatten)]
+    pub inventory: InventoryArgs,
+    /// The cluster, when the objects are read from one.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
     /// Probe options.
     #[command(flatten)]
     pub probe: ProbeOpts,
@@ -228,25 +334,18 @@ pub struct TraceArgs {
 /// `scan`.
 #[derive(Debug, Args)]
 pub struct ScanArgs {
-    /// Kubeconfig file [default: `KUBECONFIG`, `~/.kube/config`, else the in-cluster service account].
-    #[arg(long)]
-    pub kubeconfig: Option<PathBuf>,
-    /// Kubeconfig context [default: the current context].
-    #[arg(long)]
-    pub context: Option<String>,
-    /// Scan only this namespace (cluster-scoped kinds are still read) [default: all namespaces].
-    #[arg(long, short = 'n', conflicts_with = "all_namespaces")]
-    pub namespace: Option<String>,
+    /// Output format.
+    #[arg(long = "format", short = 'o', visible_alias = "output", value_enum, default_value_t = ReportFormat::Text)]
+    pub format: ReportFormat,
     /// Scan all namespaces (the default; as kubectl's flag).
-    #[arg(long, short = 'A')]
+    #[arg(long, short = 'A', conflicts_with = "namespace")]
     pub all_namespaces: bool,
-    /// Time before one API request is given up, the kind then reported as not checked (`30s`, `1m`, or
-    /// seconds as a bare number, like kubectl's; at most 24h).
-    #[arg(long, default_value = "30s", value_parser = request_timeout)]
-    pub request_timeout: Duration,
-    /// The cluster's CNI (flannel, terway, cilium, calico, ...), when the objects do not show it.
-    #[arg(long)]
-    pub cni: Option<String>,
+    /// The cluster.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// What the inventory is.
+    #[command(flatten)]
+    pub inventory: InventoryArgs,
     /// Shared options.
     #[command(flatten)]
     pub check: CheckArgs,
@@ -261,6 +360,9 @@ pub struct RbacArgs {
     /// The ServiceAccount to bind, as `namespace/name`.
     #[arg(long, default_value = "edgecheck/edgecheck")]
     pub service_account: String,
+    /// Leave out Secrets: the TLS and repository checks that read them then report "could not check".
+    #[arg(long)]
+    pub no_secrets: bool,
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

@@ -11,15 +11,39 @@ use serde::Deserialize;
 pub enum IgnoreEntry {
     /// `"TLS003"`, `"tls"`, `"tls-cert-expired"`.
     Selector(String),
-    /// `{ code = "TLS003", object = "Ingress/shop/web", reason = "..." }`.
-    Scoped {
-        /// Selector.
-        code: String,
-        /// `Kind/namespace/name` or `Kind/name`; `*` matches any part.
-        object: Option<String>,
-        /// Why.
-        reason: Option<String>,
-    },
+    /// `{ code = "TLS003", object = "Ingress/shop/web", reason = "..." }`, checked by [`Options::validate`].
+    Scoped(toml::Table),
+}
+
+/// A scoped `ignore` entry, validated.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scoped {
+    /// Selector.
+    pub code: String,
+    /// `Kind/namespace/name` or `Kind/name`; `*` matches any part.
+    pub object: Option<String>,
+    /// Why.
+    pub reason: Option<String>,
+}
+
+impl IgnoreEntry {
+    /// The entry as a selector or a scoped suppression; an entry with a key other than `code`, `object`
+    /// and `reason` is an error, never a broader suppression (an `objekt` would otherwise ignore the code
+    /// everywhere).
+    pub fn parse(&self) -> anyhow::Result<(String, Option<Scoped>)> {
+        match self {
+            IgnoreEntry::Selector(s) => Ok((s.clone(), None)),
+            IgnoreEntry::Scoped(t) => {
+                if let Some(k) = t.keys().find(|k| !matches!(k.as_str(), "code" | "object" | "reason")) {
+                    anyhow::bail!("ignore entry `{t}`: unknown key `{k}` (expected code, object, reason)");
+                }
+                let scoped: Scoped =
+                    t.clone().try_into().map_err(|e| anyhow::anyhow!("ignore entry `{t}`: {}", e.message()))?;
+                Ok((scoped.code.clone(), Some(scoped)))
+            }
+        }
+    }
 }
 
 /// The file's options. Every field is optional; the CLI beats the file.
@@ -93,6 +117,9 @@ pub fn discover(start: &Path, explicit: Option<&Path>, disabled: bool) -> anyhow
         .with_context(|| format!("cannot read config {}", path.display()))?;
     let text = String::from_utf8(text).with_context(|| format!("config {} is not UTF-8", path.display()))?;
     let options: Options = toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
+    for e in options.ignore.iter().flatten() {
+        e.parse().with_context(|| format!("invalid config {}", path.display()))?;
+    }
     Ok(Loaded { options, path: Some(path) })
 }
 

@@ -1,6 +1,7 @@
 //! The pipeline after loading: status model, checks, suppression, ordering.
 
 use edgecheck_core::{Finding, Findings, Graph, Object, ObjectRef, Options};
+
 use rayon::prelude::*;
 
 use crate::diagnose::{Diagnose, Diagnosis, PathIndex};
@@ -21,6 +22,8 @@ pub struct Suppression {
     pub object: Option<String>,
     /// Why (kept for the record).
     pub reason: Option<String>,
+    /// The configuration file it came from.
+    pub file: Option<String>,
 }
 
 /// The result of a run.
@@ -67,8 +70,12 @@ pub fn analyze(
         })
         .collect();
     let before = findings.len();
-    findings.retain(|f| !suppressed(graph, f, suppressions));
+    let mut used = Used::default();
+    findings.retain(|f| !suppressed(graph, f, suppressions, &mut used));
     let suppressed = before - findings.len();
+    if selection.unused_ignores {
+        unused_ignores(graph, suppressions, &used, &mut findings);
+    }
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     findings.dedup_by(|a, b| {
         a.meta.code == b.meta.code && a.object == b.object && a.line == b.line && a.message == b.message
@@ -82,11 +89,25 @@ pub fn analyze(
     Analysis { findings, suppressed, model, diagnoses }
 }
 
-fn suppressed(graph: &Graph, f: &Finding, suppressions: &[Suppression]) -> bool {
-    let by_config = suppressions
+/// Which suppressions suppressed something: config entries by index, annotation selectors by object
+/// and selector.
+#[derive(Default)]
+struct Used {
+    config: std::collections::HashSet<usize>,
+    annotations: std::collections::HashSet<(ObjectRef, String)>,
+}
+
+fn suppressed(graph: &Graph, f: &Finding, suppressions: &[Suppression], used: &mut Used) -> bool {
+    let by_config: Vec<usize> = suppressions
         .iter()
-        .any(|s| selector_matches(&s.code, f) && s.object.as_deref().is_none_or(|p| object_matches(p, &f.object)));
-    if by_config {
+        .enumerate()
+        .filter(|(_, s)| {
+            selector_matches(&s.code, f) && s.object.as_deref().is_none_or(|p| object_matches(p, &f.object))
+        })
+        .map(|(i, _)| i)
+        .collect();
+    if !by_config.is_empty() {
+        used.config.extend(by_config);
         return true;
     }
     // Findings made from an object carry its annotation; others look the object up by reference.
@@ -97,11 +118,85 @@ fn suppressed(graph: &Graph, f: &Finding, suppressions: &[Suppression]) -> bool 
             None => return false,
         },
     };
-    ann.split([',', ' ', '\n']).map(str::trim).filter(|s| !s.is_empty()).any(|s| selector_matches(s, f))
+    let hits: Vec<&str> = IgnoreTokens::parse(ann).known.into_iter().filter(|s| selector_matches(s, f)).collect();
+    for s in &hits {
+        used.annotations.insert((f.object.clone(), (*s).to_string()));
+    }
+    !hits.is_empty()
+}
+
+/// The selectors of an `edgecheck.io/ignore` annotation (`"TLS013,RTE031 lab uses a private CA"`): the
+/// leading tokens (split at commas and spaces) that are selectors, up to the first word that is not one;
+/// the rest is the reason, whose words never select anything. A code-shaped token (`BKD0009`: three
+/// letters, then digits) is a selector by its shape: one that names no check is `unknown` (LOD008), never a
+/// broader suppression.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct IgnoreTokens<'a> {
+    /// Selectors that name checks.
+    pub known: Vec<&'a str>,
+    /// Code-shaped selectors that name no check.
+    pub unknown: Vec<&'a str>,
+}
+
+impl<'a> IgnoreTokens<'a> {
+    /// Splits an annotation's value.
+    pub fn parse(annotation: &'a str) -> IgnoreTokens<'a> {
+        let mut out = IgnoreTokens::default();
+        for t in annotation.split([',', ' ', '\n', '\t']).map(str::trim).filter(|t| !t.is_empty()) {
+            if Selection::names_any(t) {
+                out.known.push(t);
+            } else if code_shaped(t) || (out.known.is_empty() && out.unknown.is_empty()) {
+                // A code that names no check, or a first word that selects nothing: the annotation
+                // would suppress nothing.
+                out.unknown.push(t);
+            } else {
+                break;
+            }
+        }
+        out
+    }
+}
+
+/// Three ASCII letters, then digits (`TLS003`, `bkd0009`).
+fn code_shaped(t: &str) -> bool {
+    t.len() > 3
+        && t.is_char_boundary(3)
+        && t[..3].bytes().all(|b| b.is_ascii_alphabetic())
+        && t[3..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// LOD009: the suppressions that suppressed nothing, as infos.
+fn unused_ignores(graph: &Graph, suppressions: &[Suppression], used: &Used, out: &mut Vec<Finding>) {
+    use crate::framework::Check as _;
+    let meta = crate::input::ignore_unused::IgnoreUnused.meta();
+    let mut f = Findings::new(meta, out);
+    for (_, s) in suppressions.iter().enumerate().filter(|(i, _)| !used.config.contains(i)) {
+        let scope = s.object.as_deref().map(|o| format!(" for {o}")).unwrap_or_default();
+        f.about(
+            ObjectRef { api_version: None, kind: "Config".into(), namespace: None, name: "ignore".into() },
+            s.file.clone(),
+            None,
+        )
+        .message(format!("config ignore `{}`{scope} suppressed no finding", s.code))
+        .fix("remove the entry, or correct its code or object")
+        .emit();
+    }
+    for (_, o) in graph.iter() {
+        let Some(ann) = o.annotation(IGNORE_ANNOTATION) else { continue };
+        let r = o.to_ref();
+        for s in IgnoreTokens::parse(ann).known {
+            if !used.annotations.contains(&(r.clone(), s.to_string())) {
+                f.at(o, &format!("metadata.annotations[\"{IGNORE_ANNOTATION}\"]"))
+                    .message(format!("{r}: `{IGNORE_ANNOTATION}: {s}` suppressed no finding"))
+                    .fix(format!("remove `{s}` from the annotation"))
+                    .emit();
+            }
+        }
+    }
 }
 
 fn selector_matches(selector: &str, f: &Finding) -> bool {
-    Selection { select: vec![selector.to_string()], ignore: Vec::new() }.enabled(f.meta)
+    Selection { select: vec![selector.to_string()], ..Selection::default() }.enabled(f.meta)
 }
 
 fn object_matches(pattern: &str, r: &ObjectRef) -> bool {
@@ -218,4 +313,50 @@ fn listener_order(o: &Object) -> Vec<String> {
         .and_then(|l| l.as_array())
         .map(|a| a.iter().filter_map(|l| l.get("name").and_then(|n| n.as_str()).map(str::to_string)).collect())
         .unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ignore_annotations_are_selectors_then_a_reason() {
+        let t = IgnoreTokens::parse("TLS013,RTE031 lab uses a private CA for tls");
+        assert_eq!(t, IgnoreTokens { known: vec!["TLS013", "RTE031"], unknown: vec![] });
+        // An unknown code is an error, never a broader suppression; the reason after it is still prose.
+        let t = IgnoreTokens::parse("BKD0009 ALB in front");
+        assert_eq!(t, IgnoreTokens { known: vec![], unknown: vec!["BKD0009"] });
+        assert_eq!(IgnoreTokens::parse("tls, ingress-class-missing").known, ["tls", "ingress-class-missing"]);
+        assert_eq!(IgnoreTokens::parse("tls-cert-expird because").unknown, ["tls-cert-expird"]);
+        assert_eq!(IgnoreTokens::parse("LOD004 renamed next release").unknown, Vec::<&str>::new());
+    }
+
+    #[test]
+    fn unused_suppressions_are_infos_only_when_asked() {
+        let text = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n    edgecheck.io/ignore: \"LOD004 TLS013 renamed next release\"\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n";
+        let (graph, options) = crate::test_support::graph_from_text("t.yaml", text);
+        let config = [
+            Suppression { code: "LOD004".into(), object: Some("Service/other/*".into()), ..Default::default() },
+            Suppression { code: "BKD009".into(), file: Some(".edgecheck.toml".into()), ..Default::default() },
+        ];
+        let run = |unused_ignores| {
+            let selection = Selection { unused_ignores, ..Selection::default() };
+            let a = analyze(&graph, &options, 0, &selection, &config, &[], Diagnose::Nothing);
+            let mut got: Vec<String> =
+                a.findings.iter().filter(|f| f.meta.code == "LOD009").map(|f| f.message.clone()).collect();
+            got.sort();
+            (got, a.suppressed)
+        };
+        assert_eq!(run(false), (vec![], 1));
+        let (unused, suppressed) = run(true);
+        assert_eq!(suppressed, 1, "the annotation's LOD004 suppressed the duplicate");
+        assert_eq!(
+            unused,
+            [
+                "Service `shop/web`: `edgecheck.io/ignore: TLS013` suppressed no finding",
+                "config ignore `BKD009` suppressed no finding",
+                "config ignore `LOD004` for Service/other/* suppressed no finding",
+            ]
+        );
+    }
 }

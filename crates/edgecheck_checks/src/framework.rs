@@ -54,7 +54,9 @@ impl CheckContext<'_> {
     }
 }
 
-/// Declares a check: a unit struct whose doc comment is its documentation, with its metadata.
+/// Declares a check: a unit struct whose doc comment is its documentation, with its metadata. `also`
+/// (optional) lists the severities other than the default its findings may carry (docs/design.md
+/// "Severity": the absence rule, expiry); without it, every finding carries the default.
 ///
 /// ```ignore
 /// declare_check! {
@@ -62,6 +64,7 @@ impl CheckContext<'_> {
 ///     /// ...
 ///     pub(crate) struct GatewayClassMissing {
 ///         code: "LSN001", name: "gateway-class-missing", layer: Layer::Listener, severity: Severity::Error,
+///         also: [Severity::Warning],
 ///     }
 /// }
 /// impl GatewayClassMissing { fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) { ... } }
@@ -70,7 +73,8 @@ macro_rules! declare_check {
     (
         $(#[doc = $doc:literal])*
         $vis:vis struct $name:ident {
-            code: $code:literal, name: $cname:literal, layer: $layer:expr, severity: $sev:expr $(,)?
+            code: $code:literal, name: $cname:literal, layer: $layer:expr, severity: $sev:expr
+            $(, also: [$($also:expr),* $(,)?])? $(,)?
         }
     ) => {
         $(#[doc = $doc])*
@@ -83,6 +87,7 @@ macro_rules! declare_check {
                 name: $cname,
                 layer: $layer,
                 severity: $sev,
+                also: &[$($($also),*)?],
                 docs: concat!($($doc, "\n"),*),
             };
         }

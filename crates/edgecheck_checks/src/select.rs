@@ -10,6 +10,8 @@ pub struct Selection {
     pub select: Vec<String>,
     /// Ignored.
     pub ignore: Vec<String>,
+    /// Report the suppressions that suppressed nothing (LOD009, infos; `--show-unused-ignores`).
+    pub unused_ignores: bool,
 }
 
 /// A selector that matches no check.
@@ -38,12 +40,17 @@ impl Selection {
         }
     }
 
+    /// Whether `selector` names at least one registered check.
+    pub fn names_any(selector: &str) -> bool {
+        crate::registry::all_checks().iter().any(|c| specificity(selector, c.meta()).is_some())
+    }
+
     /// Selectors that match no registered check.
     pub fn unknown(&self) -> Vec<UnknownSelector> {
         self.select
             .iter()
             .chain(&self.ignore)
-            .filter(|s| !crate::registry::all_checks().iter().any(|c| specificity(s, c.meta()).is_some()))
+            .filter(|s| !Selection::names_any(s))
             .map(|s| UnknownSelector(s.clone()))
             .collect()
     }
@@ -82,6 +89,7 @@ mod tests {
         name: "tls-cert-host-mismatch",
         layer: Layer::Tls,
         severity: Severity::Error,
+        also: &[],
         docs: "",
     };
     static N: CheckMeta = CheckMeta {
@@ -89,6 +97,7 @@ mod tests {
         name: "ingress-class-missing",
         layer: Layer::Route,
         severity: Severity::Error,
+        also: &[],
         docs: "",
     };
 
@@ -96,6 +105,7 @@ mod tests {
         Selection {
             select: select.iter().map(|s| s.to_string()).collect(),
             ignore: ignore.iter().map(|s| s.to_string()).collect(),
+            unused_ignores: false,
         }
     }
 

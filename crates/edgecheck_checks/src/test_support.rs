@@ -577,3 +577,38 @@ mod meta_tests {
         let _ = expectations("# expect: BKD001 severity eror\n");
     }
 }
+
+/// Every finding of every check over every fixture of every layer carries a severity its check declares
+/// (`CheckMeta::severities`): the catalogue's severities are the ones findings carry.
+#[test]
+fn every_finding_carries_a_severity_its_check_declares() {
+    let mut wrong = std::collections::BTreeSet::new();
+    let layers = std::fs::read_dir(fixtures_dir()).map(|d| d.flatten().map(|e| e.path()).collect::<Vec<_>>());
+    for dir in layers.unwrap_or_default() {
+        let mut files: Vec<_> =
+            std::fs::read_dir(&dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+        files.sort();
+        for path in files.into_iter().filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "json")) {
+            if path.to_string_lossy().ends_with(".observations.json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap_or_default();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+            let (graph, options, mut pki) = graph_and_pki(&name, &text);
+            let observations = observations_with(&path, &mut pki);
+            for check in crate::registry::all_checks() {
+                for f in run_check_with(*check, &graph, &options, &observations) {
+                    if !f.meta.severities().contains(&f.severity) {
+                        wrong.insert(format!(
+                            "{} declares {:?} but emits {} ({name})",
+                            f.meta.code,
+                            f.meta.severities(),
+                            f.severity
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "severities not declared:\n{}", wrong.into_iter().collect::<Vec<_>>().join("\n"));
+}

@@ -14,11 +14,24 @@ pub struct CheckMeta {
     pub layer: Layer,
     /// Default severity.
     pub severity: Severity,
+    /// The other severities its findings may carry (the absence rule, expiry), as its documentation says.
+    pub also: &'static [Severity],
     /// Markdown documentation: what, why, example, fix (the check's doc comment).
     pub docs: &'static str,
 }
 
 impl CheckMeta {
+    /// Every severity its findings may carry: the default first, then the others, most severe first.
+    pub fn severities(&self) -> Vec<Severity> {
+        let mut out = vec![self.severity];
+        for s in [Severity::Error, Severity::Warning, Severity::Info] {
+            if s != self.severity && self.also.contains(&s) {
+                out.push(s);
+            }
+        }
+        out
+    }
+
     /// The first sentence of the "What it checks" section, for listings.
     pub fn summary(&self) -> String {
         let mut lines = self.docs.lines().map(str::trim).skip_while(|l| l.is_empty() || l.starts_with('#'));

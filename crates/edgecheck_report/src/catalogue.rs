@@ -14,7 +14,8 @@ pub fn render_catalogue(format: crate::Format) -> String {
                 .iter()
                 .map(|c| {
                     let m = c.meta();
-                    json!({"code": m.code, "check": m.name, "layer": m.layer.as_str(), "severity": m.severity.as_str(), "summary": m.summary(), "documentation": m.documentation()})
+                    let severities: Vec<&str> = m.severities().iter().map(|s| s.as_str()).collect();
+                    json!({"code": m.code, "check": m.name, "layer": m.layer.as_str(), "severity": m.severity.as_str(), "severities": severities, "summary": m.summary(), "documentation": m.documentation()})
                 })
                 .collect();
             let mut s = serde_json::to_string_pretty(&v).unwrap_or_default();
@@ -22,7 +23,7 @@ pub fn render_catalogue(format: crate::Format) -> String {
             s
         }
         crate::Format::Markdown => {
-            let mut s = String::from("| code | name | layer | severity | what it finds |\n|---|---|---|---|---|\n");
+            let mut s = String::from("| code | name | layer | severities | what it finds |\n|---|---|---|---|---|\n");
             for c in checks {
                 let m = c.meta();
                 let _ = writeln!(
@@ -31,7 +32,7 @@ pub fn render_catalogue(format: crate::Format) -> String {
                     m.code,
                     m.name,
                     m.layer,
-                    m.severity,
+                    severities(m),
                     m.summary().replace('|', "\\|")
                 );
             }
@@ -43,10 +44,10 @@ pub fn render_catalogue(format: crate::Format) -> String {
                 let m = c.meta();
                 let _ = writeln!(
                     s,
-                    "{:<7} {:<9} {:<8} {:<40} {}",
+                    "{:<7} {:<9} {:<13} {:<40} {}",
                     m.code,
                     m.layer.as_str(),
-                    m.severity.as_str(),
+                    severities(m),
                     m.name,
                     m.summary()
                 );
@@ -61,11 +62,49 @@ pub fn render_catalogue(format: crate::Format) -> String {
 pub fn render_explain(c: &dyn Check) -> String {
     let m = c.meta();
     format!(
-        "# {} {}\n\nlayer: {} · default severity: {}\n\n{}\n",
+        "# {} {}\n\nlayer: {} · severity: {}\n\n{}\n",
         m.code,
         m.name,
         m.layer,
-        m.severity,
+        match m.also {
+            [] => m.severity.to_string(),
+            _ => format!(
+                "{} (default), also {}",
+                m.severity,
+                m.severities()[1..].iter().map(|s| s.as_str()).collect::<Vec<_>>().join(", ")
+            ),
+        },
         m.documentation()
     )
+}
+
+/// The severities a check's findings may carry, the default first: `error/warning`.
+fn severities(m: &edgecheck_core::CheckMeta) -> String {
+    m.severities().iter().map(|s| s.as_str()).collect::<Vec<_>>().join("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_catalogue_shows_every_severity_a_check_may_emit() {
+        let text = render_catalogue(crate::Format::Text);
+        let line = |code: &str| text.lines().find(|l| l.starts_with(code)).unwrap_or_default().to_string();
+        assert!(line("BKD010").contains(" warning/error "), "{}", line("BKD010"));
+        assert!(line("TLS018").contains(" error/warning "), "{}", line("TLS018"));
+        assert!(line("LOD004").contains(" warning "), "{}", line("LOD004"));
+        let json: serde_json::Value = serde_json::from_str(&render_catalogue(crate::Format::Json)).expect("json");
+        let bkd010 = json.as_array().and_then(|a| a.iter().find(|c| c["code"] == "BKD010")).expect("BKD010");
+        assert_eq!(bkd010["severity"], "warning");
+        assert_eq!(bkd010["severities"], serde_json::json!(["warning", "error"]));
+        let md = render_catalogue(crate::Format::Markdown);
+        assert!(
+            md.contains("| `TLS018` | solver-class-missing | tls | error/warning |") || md.contains("| `TLS018` |"),
+            "{md}"
+        );
+        assert!(md.lines().find(|l| l.starts_with("| `TLS018`")).is_some_and(|l| l.contains("| error/warning |")));
+        let explain = render_explain(edgecheck_checks::find_check("BKD010").expect("BKD010"));
+        assert!(explain.contains("severity: warning (default), also error"), "{explain}");
+    }
 }

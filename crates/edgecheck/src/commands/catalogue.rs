@@ -1,9 +1,9 @@
 //! `checks` and `explain`.
 
-use crate::cli::OutputFormat;
+use crate::cli::CatalogueFormat;
 
-pub fn list(format: OutputFormat) -> anyhow::Result<u8> {
-    super::write_stdout(&edgecheck_report::render_catalogue(super::lint::report_format(format)))?;
+pub fn list(format: CatalogueFormat) -> anyhow::Result<u8> {
+    super::write_stdout(&edgecheck_report::render_catalogue(format.into()))?;
     Ok(0)
 }
 

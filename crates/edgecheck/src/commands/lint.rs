@@ -1,26 +1,13 @@
 //! `lint`: files and dumps.
 
-use std::io::IsTerminal as _;
 use std::path::PathBuf;
 
 use edgecheck_checks::{Selection, Suppression};
-use edgecheck_core::{Graph, Inventory, LoadProblemKind, Options, Severity};
+use edgecheck_core::{Graph, Inventory, LoadProblemKind, Severity};
 use edgecheck_report::{Format, Report};
 
-use crate::cli::{CheckArgs, ColorChoice, FailOn, LintArgs, OutputFormat};
-use crate::config::{self, IgnoreEntry};
-
-pub fn report_format(f: OutputFormat) -> Format {
-    match f {
-        OutputFormat::Text => Format::Text,
-        OutputFormat::Json => Format::Json,
-        OutputFormat::Sarif => Format::Sarif,
-        OutputFormat::Markdown => Format::Markdown,
-        OutputFormat::Dot => Format::Dot,
-        OutputFormat::Mermaid => Format::Mermaid,
-        OutputFormat::Html => Format::Html,
-    }
-}
+use crate::cli::{CheckArgs, ColorChoice, FailOn, LintArgs};
+use crate::config;
 
 /// Everything the check-running commands share, resolved from CLI and config.
 pub struct Settings {
@@ -32,15 +19,32 @@ pub struct Settings {
     pub format: Format,
 }
 
-pub fn settings(args: &CheckArgs, cfg: &config::Options) -> anyhow::Result<Settings> {
-    let mut selection = Selection { select: cfg.select.clone().unwrap_or_default(), ignore: Vec::new() };
+/// The settings of a run: `format` and `color` are the command's, the rest the shared flags over the config.
+pub fn settings(
+    args: &CheckArgs,
+    format: Format,
+    color: ColorChoice,
+    loaded: &config::Loaded,
+) -> anyhow::Result<Settings> {
+    let cfg = &loaded.options;
+    let file = loaded.path.as_ref().map(|p| p.display().to_string());
+    let mut selection = Selection {
+        select: cfg.select.clone().unwrap_or_default(),
+        unused_ignores: args.show_unused_ignores,
+        ..Selection::default()
+    };
     let mut suppressions = Vec::new();
     for e in cfg.ignore.iter().flatten() {
-        match e {
-            IgnoreEntry::Selector(s) => selection.ignore.push(s.clone()),
-            IgnoreEntry::Scoped { code, object: None, .. } => selection.ignore.push(code.clone()),
-            IgnoreEntry::Scoped { code, object, reason } => {
-                suppressions.push(Suppression { code: code.clone(), object: object.clone(), reason: reason.clone() });
+        match e.parse()? {
+            (code, None | Some(config::Scoped { object: None, .. })) => selection.ignore.push(code),
+            (code, Some(config::Scoped { object, reason, .. })) => {
+                // A scoped code is checked as every selector is: one that names no check is an error.
+                if !Selection::names_any(&code) {
+                    anyhow::bail!(
+                        "config ignore `{code}`: names no check, code prefix or layer (see `edgecheck checks`)"
+                    );
+                }
+                suppressions.push(Suppression { code, object, reason, file: file.clone() });
             }
         }
     }
@@ -75,22 +79,15 @@ pub fn settings(args: &CheckArgs, cfg: &config::Options) -> anyhow::Result<Setti
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
     };
-    let format = report_format(args.format);
-    let color = match args.color {
-        ColorChoice::Always => true,
-        ColorChoice::Never => false,
-        ColorChoice::Auto => {
-            format == Format::Text && std::io::stdout().is_terminal() && std::env::var_os("NO_COLOR").is_none()
-        }
-    };
+    let color = format == Format::Text && color.enabled();
     Ok(Settings { selection, suppressions, fail_on, now, color, format })
 }
 
-pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
+pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let first = args.paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
     let loaded = config::discover(&first, args.check.config.as_deref(), args.check.no_config)?;
     let cfg = &loaded.options;
-    let s = settings(&args.check, cfg)?;
+    let s = settings(&args.check, args.format.into(), color, &loaded)?;
 
     let load_opts = load_options(&loaded, args.max_file_size)?;
     let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();
@@ -104,17 +101,7 @@ pub fn run(args: &LintArgs) -> anyhow::Result<u8> {
     if errors.len() == args.paths.len() || nothing_read(&inventory, &args.paths) {
         return Ok(2);
     }
-    let options = Options {
-        default_namespace: args.namespace.clone().or_else(|| cfg.namespace.clone()).unwrap_or_else(|| "default".into()),
-        api_versions: if args.api_versions.is_empty() {
-            cfg.api_versions.clone().unwrap_or_default()
-        } else {
-            args.api_versions.clone()
-        },
-        cni: args.cni.clone().or_else(|| cfg.cni.clone()),
-        complete: if args.complete { Some(true) } else { None },
-        expiry_warning_days: cfg.expiry_warning_days.unwrap_or(14),
-    };
+    let options = super::inventory::options(&args.inventory, cfg, None);
     let graph = Graph::build(inventory, &options);
     let t_graph = t0.elapsed();
     let m_graph = if timings { peak_rss() } else { String::new() };

@@ -1,6 +1,7 @@
 //! Commands.
 
 mod catalogue;
+mod inventory;
 mod lint;
 mod probe;
 mod scan;
@@ -10,14 +11,15 @@ use crate::cli::{Cli, Command};
 
 /// Runs a command; returns the exit code.
 pub fn run(cli: Cli) -> anyhow::Result<u8> {
+    let color = cli.color;
     match cli.command {
-        Command::Lint(args) => lint::run(&args),
-        Command::Probe(args) => probe::run(&args),
+        Command::Lint(args) => lint::run(&args, color),
+        Command::Scan(args) => scan::run(&args, color),
+        Command::Trace(args) => trace::run(&args, color),
+        Command::Probe(args) => probe::run(&args, color),
+        Command::Rbac(args) => scan::rbac(&args),
         Command::Checks { format } => catalogue::list(format),
         Command::Explain { check } => catalogue::explain(&check),
-        Command::Scan(args) => scan::run(&args),
-        Command::Trace(args) => trace::run(&args),
-        Command::Rbac(args) => scan::rbac(&args),
     }
 }
 

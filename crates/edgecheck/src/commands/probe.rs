@@ -7,12 +7,12 @@ use edgecheck_core::{Graph, Inventory, Options};
 
 use edgecheck_core::observation::TargetObservation;
 
-use crate::cli::{ProbeArgs, ProbeOpts};
+use crate::cli::{ColorChoice, ProbeArgs, ProbeOpts};
 use crate::config;
 
-pub fn run(args: &ProbeArgs) -> anyhow::Result<u8> {
+pub fn run(args: &ProbeArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let loaded = config::discover(std::path::Path::new("."), args.check.config.as_deref(), args.check.no_config)?;
-    let s = super::lint::settings(&args.check, &loaded.options)?;
+    let s = super::lint::settings(&args.check, args.format.into(), color, &loaded)?;
     let observations = probe(&args.targets, &args.probe, s.now)?;
     let options = Options::default();
     let graph = Graph::build(Inventory::default(), &options);

@@ -238,3 +238,58 @@ fn catalogue_lists_every_check() {
     let e = edgecheck(d.path(), &["explain", "object-duplicate"]);
     assert!(e.stdout.contains("## How to fix"), "{}", e.stdout);
 }
+
+#[test]
+fn suppressions_cannot_be_wrong_silently() {
+    let d = Dir::new();
+    let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n";
+    d.write("repo/a.yaml", svc);
+    // An annotation naming a code that does not exist: an input error, and the duplicate stays reported.
+    d.write("repo/b.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n    edgecheck.io/ignore: \"LOD0004 renamed next release\"\n");
+    let r = edgecheck(d.path(), &["lint", "-o", "json", "repo"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    let v = json(&r);
+    assert_eq!(codes(&v), ["LOD008", "LOD004"]);
+    assert_eq!(v["findings"][0]["line"], 7);
+    assert!(v["findings"][0]["message"].as_str().unwrap_or("").contains("names `LOD0004`"), "{}", v["findings"][0]);
+    // A config entry with a misspelt key is an error naming the key, never a global ignore.
+    d.write("repo/.edgecheck.toml", "ignore = [{ code = \"LOD004\", objekt = \"Service/shop/web\" }]\n");
+    let r = edgecheck(d.path(), &["lint", "repo"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("unknown key `objekt` (expected code, object, reason)"), "{}", r.stderr);
+    assert!(r.stderr.contains(".edgecheck.toml"), "{}", r.stderr);
+    // A scoped entry naming no check is as wrong as `--ignore NOPE999`.
+    d.write("repo/.edgecheck.toml", "ignore = [{ code = \"LOD0004\", object = \"Service/shop/web\" }]\n");
+    let r = edgecheck(d.path(), &["lint", "repo"]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("config ignore `LOD0004`: names no check"), "{}", r.stderr);
+}
+
+#[test]
+fn unused_suppressions_are_infos_when_asked_in_every_format() {
+    let d = Dir::new();
+    d.write("repo/a.yaml", "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n    edgecheck.io/ignore: \"TLS013 private CA\"\n");
+    d.write(
+        "repo/.edgecheck.toml",
+        "ignore = [{ code = \"BKD001\", object = \"Ingress/shop/*\", reason = \"migrating\" }]\n",
+    );
+    let r = edgecheck(d.path(), &["lint", "-o", "json", "repo"]);
+    assert_eq!((r.code, codes(&json(&r))), (0, vec![]), "not reported unless asked");
+    let r = edgecheck(d.path(), &["lint", "-o", "json", "--show-unused-ignores", "repo"]);
+    assert_eq!(r.code, 0, "infos do not fail the run");
+    let v = json(&r);
+    assert_eq!(codes(&v), ["LOD009", "LOD009"], "{}", r.stdout);
+    let messages: Vec<&str> =
+        v["findings"].as_array().expect("f").iter().filter_map(|f| f["message"].as_str()).collect();
+    assert!(
+        messages.contains(&"Service `shop/web`: `edgecheck.io/ignore: TLS013` suppressed no finding"),
+        "{messages:?}"
+    );
+    assert!(messages.contains(&"config ignore `BKD001` for Ingress/shop/* suppressed no finding"), "{messages:?}");
+    assert!(v["findings"].as_array().expect("f").iter().all(|f| f["severity"] == "info"));
+    for format in ["text", "markdown", "sarif"] {
+        let r = edgecheck(d.path(), &["lint", "-o", format, "--show-unused-ignores", "repo"]);
+        assert!(r.stdout.matches("LOD009").count() >= 2, "{format}: {}", r.stdout);
+        assert!(r.stdout.contains("suppressed no finding"), "{format}: {}", r.stdout);
+    }
+}

@@ -2,6 +2,7 @@
 //! real `edgecheck` binary.
 
 mod builds;
+mod checks;
 mod examples;
 mod formats;
 mod hostile_input;

@@ -167,3 +167,87 @@ fn issue_16_trace_with_ingresses_forbidden_is_unknown_not_unclaimed() {
     assert!(!text.stdout.contains("not claimed by any object"), "{}", text.stdout);
     assert_eq!(s.non_get(), 0);
 }
+
+#[test]
+fn trace_from_a_cluster_takes_request_timeout_and_namespace() {
+    let d = Dir::new();
+    // Every list stalls: the requests are given up after --request-timeout, not a fixed 30 s.
+    let s = Server::start(Cluster {
+        objects: vec![
+            serde_json::json!({"apiVersion": "v1", "kind": "Service", "metadata": {"name": "a", "namespace": "x"}}),
+        ],
+        hostile: api_server::Hostile::FailLists(api_server::Failure::Stall),
+        ..Default::default()
+    });
+    let kc = s.kubeconfig(d.path());
+    let kc = kc.to_str().expect("utf-8");
+    let start = std::time::Instant::now();
+    let r = edgecheck(
+        d.path(),
+        &["trace", "https://a.example/", "--kubeconfig", kc, "--request-timeout", "1s", "--no-probe", "--no-config"],
+    );
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(!r.stderr.contains("unexpected argument"), "{}", r.stderr);
+    assert!(start.elapsed() < std::time::Duration::from_secs(20), "took {:?}", start.elapsed());
+    // `-n` reads one namespace, as scan's.
+    let s = server(&[]);
+    let kc = s.kubeconfig(d.path());
+    let r = edgecheck(
+        d.path(),
+        &[
+            "trace",
+            "https://shop.example.com/",
+            "--kubeconfig",
+            kc.to_str().expect("utf-8"),
+            "-n",
+            "shop",
+            "--no-probe",
+        ],
+    );
+    assert_ne!(r.code, 2, "{}", r.stderr);
+    let lists: Vec<String> = s.requests().into_iter().filter(|q| q.contains("/services")).collect();
+    assert!(!lists.is_empty() && lists.iter().all(|q| q.contains("/namespaces/shop/")), "{lists:#?}");
+}
+
+#[test]
+fn cluster_errors_read_like_kubectl_s() {
+    let d = Dir::new();
+    d.write(
+        "kc",
+        "apiVersion: v1\nkind: Config\ncurrent-context: lab\ncontexts: [{name: lab, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: 'https://127.0.0.1:1', insecure-skip-tls-verify: true}}]\nusers: [{name: u, user: {token: t}}]\n",
+    );
+    for cmd in [
+        &["scan", "--kubeconfig", "kc", "--no-config"][..],
+        &["trace", "https://a.example/", "--kubeconfig", "kc", "--no-probe", "--no-config"],
+    ] {
+        let r = edgecheck(d.path(), cmd);
+        assert_eq!(r.code, 2, "{cmd:?}");
+        assert!(
+            r.stderr.contains(
+                "edgecheck: the connection to https://127.0.0.1:1 was refused — is the context right? (kubeconfig kc, context lab)"
+            ),
+            "{cmd:?}: {}",
+            r.stderr
+        );
+        assert!(!r.stderr.contains("os error") && !r.stderr.contains("ServiceError"), "no raw chain: {}", r.stderr);
+    }
+}
+
+#[test]
+fn rbac_explains_secrets_and_can_leave_them_out() {
+    let d = Dir::new();
+    let with = edgecheck(d.path(), &["rbac"]);
+    assert!(with.stdout.contains("# Secrets: the TLS checks read certificates"), "{}", with.stdout);
+    assert!(with.stdout.contains("\"secrets\""));
+    let without = edgecheck(d.path(), &["rbac", "--no-secrets"]);
+    assert_eq!(without.code, 0);
+    assert!(!without.stdout.contains("\"secrets\""), "{}", without.stdout);
+    assert!(without.stdout.contains("\"services\"") && without.stdout.contains("could not"), "{}", without.stdout);
+    // A scan with that role: Secrets are "could not check" (LOD007), and no TLS finding guesses.
+    let s = server(&["secrets"]);
+    let kc = s.kubeconfig(d.path());
+    let r = edgecheck(d.path(), &["scan", "--kubeconfig", kc.to_str().expect("utf-8"), "-o", "json", "--no-config"]);
+    let v: Value = serde_json::from_str(&r.stdout).expect("json");
+    let codes: Vec<&str> = v["findings"].as_array().expect("f").iter().filter_map(|f| f["code"].as_str()).collect();
+    assert!(codes.contains(&"LOD007") && !codes.contains(&"TLS001"), "{codes:?}");
+}

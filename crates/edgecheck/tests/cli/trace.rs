@@ -143,9 +143,33 @@ fn replayed_observations_join_the_objects() {
 
 #[test]
 fn unclaimed_host_and_bad_urls() {
-    let (code, v) = trace(&["https://nobody.example.net/", "--from", "examples/clean", "--no-probe"]);
-    assert_eq!(code, 0);
-    assert_eq!(v["diagnoses"][0]["verdict"], "unclaimed");
+    // Exit 1 with "not claimed" and the claimed hosts nearest to the one asked for, in every format.
+    for format in ["json", "text"] {
+        let r = edgecheck(
+            &repo_root(),
+            &["trace", "https://shop.exmple.com/", "--from", "examples/clean", "--no-probe", "-o", format],
+        );
+        assert_eq!(r.code, 1, "{format}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(
+                "edgecheck: shop.exmple.com is not claimed by any object; the nearest claimed: shop.example.com"
+            ),
+            "{format}: {}",
+            r.stderr
+        );
+        if format == "json" {
+            assert_eq!(json(&r)["diagnoses"][0]["verdict"], "unclaimed");
+        } else {
+            assert!(r.stdout.contains("not claimed by any object"), "{}", r.stdout);
+        }
+    }
+    let (code, _) = trace(&["https://nobody.example.net/", "--from", "examples/clean", "--no-probe"]);
+    assert_eq!(code, 1);
+    let r = edgecheck(
+        &repo_root(),
+        &["trace", "https://x.example/", "--from", "examples/clean", "--no-probe", "--fail-on", "never"],
+    );
+    assert_eq!(r.code, 0, "{}", r.stderr);
     let r = edgecheck(&repo_root(), &["trace", "ftp://x/", "--from", "examples/clean", "--no-probe"]);
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("not a URL edgecheck can trace"), "{}", r.stderr);
@@ -271,4 +295,30 @@ fn issue_19_independent_faults_are_causes_of_their_own() {
         &["trace", "--now", NOW, "https://auth.example.com/", "--from", "examples/zitadel-dump", "--no-probe"],
     );
     assert!(r.stdout.contains("cause 2 (independent): SEC002"), "{}", r.stdout);
+}
+
+#[test]
+fn trace_takes_the_inventory_flags_of_lint() {
+    let d = crate::support::Dir::new();
+    d.write(
+        "ing.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  ingressClassName: nginx\n  rules:\n  - host: shop.example.com\n    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}\n",
+    );
+    let run = |extra: &[&str]| {
+        let mut a = vec!["trace", "http://shop.example.com/", "--from", ".", "--no-probe", "-o", "json"];
+        a.extend_from_slice(extra);
+        let r = edgecheck(d.path(), &a);
+        assert_ne!(r.code, 2, "{extra:?}: {}", r.stderr);
+        json(&r)
+    };
+    // A partial inventory: the missing Service may be installed by other means.
+    assert_eq!(run(&[])["diagnoses"][0]["verdict"], "ok");
+    // `--complete` (a full dump) makes it missing; `-n` places the Ingress as lint does.
+    let v = run(&["--complete", "-n", "shop", "--cni", "cilium", "--api-versions", "networking.k8s.io/v1"]);
+    assert_eq!(v["diagnoses"][0]["verdict"], "broken", "{}", v["diagnoses"][0]["summary"]);
+    let bkd001 = v["findings"].as_array().expect("findings").iter().find(|f| f["code"] == "BKD001").expect("BKD001");
+    assert_eq!(bkd001["object"]["namespace"], "shop");
+    // lint of the same files with the same flags agrees.
+    let lint = edgecheck(d.path(), &["lint", "-o", "json", "--complete", "-n", "shop", "."]);
+    assert_eq!(json(&lint)["diagnoses"][0]["verdict"], "broken");
 }

@@ -24,7 +24,7 @@ declare_check! {
     /// Service's endpoints and readiness. Traefik 500: check the backend protocol (`h2c` vs HTTP/1.1).
     /// Login redirect: the probe is not authenticated; exempt health paths or probe with credentials.
     pub(crate) struct EndpointProxyReply {
-        code: "APP001", name: "endpoint-proxy-reply", layer: Layer::App, severity: Severity::Error,
+        code: "APP001", name: "endpoint-proxy-reply", layer: Layer::App, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -22,7 +22,7 @@ declare_check! {
     /// Use 301/308 for the HTTPS upgrade, keep the host, and for loops make the proxy trust
     /// `X-Forwarded-Proto` from the load balancer (or terminate TLS in one place).
     pub(crate) struct EndpointRedirectUnsafe {
-        code: "APP002", name: "endpoint-redirect-unsafe", layer: Layer::App, severity: Severity::Warning,
+        code: "APP002", name: "endpoint-redirect-unsafe", layer: Layer::App, severity: Severity::Warning, also: [Severity::Error],
     }
 }
 

@@ -56,7 +56,7 @@ declare_check! {
     /// TLS (or make the server serve TLS); set `backend-protocol: HTTPS` / `scheme: https` or a
     /// BackendTLSPolicy towards a TLS port.
     pub(crate) struct BackendProtocolMismatch {
-        code: "BKD006", name: "backend-protocol-mismatch", layer: Layer::Backend, severity: Severity::Error,
+        code: "BKD006", name: "backend-protocol-mismatch", layer: Layer::Backend, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -34,7 +34,7 @@ declare_check! {
     /// Create the Service, or point the route at the Service that exists (check the name and the
     /// namespace). When a chart or Job should have created it, find out why it failed (its Events).
     pub(crate) struct BackendServiceMissing {
-        code: "BKD001", name: "backend-service-missing", layer: Layer::Backend, severity: Severity::Error,
+        code: "BKD001", name: "backend-service-missing", layer: Layer::Backend, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -34,7 +34,7 @@ declare_check! {
     /// Fix what the quoted message says (often a Secret's value), then delete the failed Job (or
     /// re-sync the Application) so that it runs again.
     pub(crate) struct JobFailed {
-        code: "BKD010", name: "job-failed", layer: Layer::Backend, severity: Severity::Warning,
+        code: "BKD010", name: "job-failed", layer: Layer::Backend, severity: Severity::Warning, also: [Severity::Error],
     }
 }
 

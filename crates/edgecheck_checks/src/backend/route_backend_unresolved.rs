@@ -20,7 +20,7 @@ declare_check! {
     /// ## How to fix
     /// Create the Service, or fix the name.
     pub(crate) struct RouteBackendUnresolved {
-        code: "BKD090", name: "route-backend-unresolved", layer: Layer::Backend, severity: Severity::Error,
+        code: "BKD090", name: "route-backend-unresolved", layer: Layer::Backend, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -24,7 +24,7 @@ declare_check! {
     /// Follow the named resources: fix the first unhealthy one (its own findings say why), then let Argo CD
     /// reassess. For `Missing`, sync the Application or find why the resources were not created.
     pub(crate) struct ApplicationDegraded {
-        code: "GIT022", name: "application-degraded", layer: Layer::Gitops, severity: Severity::Error,
+        code: "GIT022", name: "application-degraded", layer: Layer::Gitops, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

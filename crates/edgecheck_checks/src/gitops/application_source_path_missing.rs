@@ -26,7 +26,7 @@ declare_check! {
     /// Correct `path` to the directory that holds the manifests (relative to the repository root, no
     /// leading `/`), or create that directory.
     pub(crate) struct ApplicationSourcePathMissing {
-        code: "GIT001", name: "application-source-path-missing", layer: Layer::Gitops, severity: Severity::Error,
+        code: "GIT001", name: "application-source-path-missing", layer: Layer::Gitops, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

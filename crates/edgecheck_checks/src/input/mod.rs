@@ -1,6 +1,8 @@
 //! Checks of the `input` layer: what could not be read, and objects that are malformed as loaded.
 
 mod file_unreadable;
+mod ignore_unknown;
+pub(crate) mod ignore_unused;
 mod manifest_syntax_invalid;
 mod object_duplicate;
 mod object_name_missing;
@@ -23,6 +25,9 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &object_schema_invalid::ObjectSchemaInvalid,
     // --- scan (LOD007)
     &resource_forbidden::ResourceForbidden,
+    // --- suppressions
+    &ignore_unknown::IgnoreUnknown,
+    &ignore_unused::IgnoreUnused,
 ];
 
 /// Starts a finding about a load problem: about its object when it has one, else about the file.
@@ -55,6 +60,9 @@ mod tests {
         // LOD007 needs a live scan's unlisted kinds; its cases are unit tests in resource_forbidden.rs
         // and crates/edgecheck_kube/tests (403 from the test API server).
         cases.insert("LOD007".into(), vec![("unit".into(), true), ("unit".into(), false)]);
+        // LOD009 is the engine's (what each suppression matched is known only after suppression); its
+        // cases are `engine::tests` and `crates/edgecheck/tests/cli/lint.rs`.
+        cases.insert("LOD009".into(), vec![("engine".into(), true), ("engine".into(), false)]);
         crate::test_support::assert_coverage("input", &cases);
     }
 }

@@ -53,7 +53,7 @@ declare_check! {
     /// L2 or BGP), or use a CiliumGatewayClassConfig with `service.type: NodePort` and a GatewayClass
     /// that names it.
     pub(crate) struct CiliumLbPoolMissing {
-        code: "LSN033", name: "cilium-lb-pool-missing", layer: Layer::Listener, severity: Severity::Warning,
+        code: "LSN033", name: "cilium-lb-pool-missing", layer: Layer::Listener, severity: Severity::Warning, also: [Severity::Error],
     }
 }
 

@@ -23,7 +23,7 @@ declare_check! {
     /// ## How to fix
     /// Create the missing class or parameters object, or fix the name.
     pub(crate) struct GatewayNotAccepted {
-        code: "LSN004", name: "gateway-not-accepted", layer: Layer::Listener, severity: Severity::Error,
+        code: "LSN004", name: "gateway-not-accepted", layer: Layer::Listener, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -37,7 +37,7 @@ declare_check! {
     /// Name an entry point Traefik defines (`websecure` in the chart), or define the entry point
     /// (`--entrypoints.NAME.address=:PORT`, or `ports.NAME` in the chart values).
     pub(crate) struct TraefikEntrypointUndefined {
-        code: "LSN034", name: "traefik-entrypoint-undefined", layer: Layer::Listener, severity: Severity::Error,
+        code: "LSN034", name: "traefik-entrypoint-undefined", layer: Layer::Listener, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

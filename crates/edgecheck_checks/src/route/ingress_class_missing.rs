@@ -34,7 +34,7 @@ declare_check! {
     /// Name an existing IngressClass (`kubectl get ingressclass`), or add the IngressClass for the
     /// controller that should serve this Ingress.
     pub(crate) struct IngressClassMissing {
-        code: "RTE030", name: "ingress-class-missing", layer: Layer::Route, severity: Severity::Error,
+        code: "RTE030", name: "ingress-class-missing", layer: Layer::Route, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

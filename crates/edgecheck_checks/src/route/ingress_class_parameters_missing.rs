@@ -26,7 +26,7 @@ declare_check! {
     /// ## How to fix
     /// Name the existing parameters object, or add it.
     pub(crate) struct IngressClassParametersMissing {
-        code: "RTE034", name: "ingress-class-parameters-missing", layer: Layer::Route, severity: Severity::Error,
+        code: "RTE034", name: "ingress-class-parameters-missing", layer: Layer::Route, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

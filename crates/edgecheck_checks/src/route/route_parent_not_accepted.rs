@@ -24,7 +24,7 @@ declare_check! {
     /// ## How to fix
     /// Fix the parentRef, allow the namespace or kind on the listener, or align the hostnames.
     pub(crate) struct RouteParentNotAccepted {
-        code: "RTE001", name: "route-parent-not-accepted", layer: Layer::Route, severity: Severity::Error,
+        code: "RTE001", name: "route-parent-not-accepted", layer: Layer::Route, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

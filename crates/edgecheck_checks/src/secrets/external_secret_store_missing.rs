@@ -22,7 +22,7 @@ declare_check! {
     /// ## How to fix
     /// Name an existing store, and set `kind: ClusterSecretStore` when the store is cluster-wide.
     pub(crate) struct ExternalSecretStoreMissing {
-        code: "SEC003", name: "external-secret-store-missing", layer: Layer::Secrets, severity: Severity::Error,
+        code: "SEC003", name: "external-secret-store-missing", layer: Layer::Secrets, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

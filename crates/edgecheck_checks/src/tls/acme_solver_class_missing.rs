@@ -26,7 +26,7 @@ declare_check! {
     /// Set the solver's `ingressClassName` to an existing IngressClass (the one serving port 80 for
     /// those hosts).
     pub(crate) struct AcmeSolverClassMissing {
-        code: "TLS018", name: "acme-solver-class-missing", layer: Layer::Tls, severity: Severity::Error,
+        code: "TLS018", name: "acme-solver-class-missing", layer: Layer::Tls, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -22,7 +22,7 @@ declare_check! {
     /// ## How to fix
     /// Create the ConfigMap with the CA bundle (`ca.crt`), or use `wellKnownCACertificates: System`.
     pub(crate) struct BackendTlsPolicyCaUnresolved {
-        code: "TLS092", name: "backend-tls-policy-ca-unresolved", layer: Layer::Tls, severity: Severity::Error,
+        code: "TLS092", name: "backend-tls-policy-ca-unresolved", layer: Layer::Tls, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -27,7 +27,7 @@ declare_check! {
     /// Point `issuerRef` at an existing issuer (and set `kind: ClusterIssuer` for a cluster-wide one),
     /// or create the issuer.
     pub(crate) struct CertIssuerMissing {
-        code: "TLS007", name: "cert-issuer-missing", layer: Layer::Tls, severity: Severity::Error,
+        code: "TLS007", name: "cert-issuer-missing", layer: Layer::Tls, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

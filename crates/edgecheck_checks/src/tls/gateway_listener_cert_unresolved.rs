@@ -22,7 +22,7 @@ declare_check! {
     /// ## How to fix
     /// Add the ReferenceGrant, or create the Secret (a Certificate with that secretName).
     pub(crate) struct GatewayListenerCertUnresolved {
-        code: "TLS090", name: "gateway-listener-cert-unresolved", layer: Layer::Tls, severity: Severity::Error,
+        code: "TLS090", name: "gateway-listener-cert-unresolved", layer: Layer::Tls, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -23,7 +23,7 @@ declare_check! {
     /// Serve the full chain (`tls.crt` = leaf then intermediates), renew expired certificates, add
     /// the host to the SANs, re-issue weak or SHA-1 certificates, or use a trusted issuer.
     pub(crate) struct TlsCertInvalid {
-        code: "TLS101", name: "tls-cert-invalid", layer: Layer::Tls, severity: Severity::Error,
+        code: "TLS101", name: "tls-cert-invalid", layer: Layer::Tls, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -26,7 +26,7 @@ declare_check! {
     /// Create the Secret, or a cert-manager Certificate whose `spec.secretName` is that name, or fix
     /// the reference.
     pub(crate) struct TlsSecretMissing {
-        code: "TLS001", name: "tls-secret-missing", layer: Layer::Tls, severity: Severity::Error,
+        code: "TLS001", name: "tls-secret-missing", layer: Layer::Tls, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

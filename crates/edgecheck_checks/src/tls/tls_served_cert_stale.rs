@@ -26,7 +26,7 @@ declare_check! {
     /// proxy, the pod itself for passthrough), or run a reloader that restarts on Secret changes.
     /// For a different certificate, check the controller's logs for why it cannot use the Secret.
     pub(crate) struct TlsServedCertStale {
-        code: "TLS104", name: "tls-served-cert-stale", layer: Layer::Tls, severity: Severity::Error,
+        code: "TLS104", name: "tls-served-cert-stale", layer: Layer::Tls, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -25,7 +25,7 @@ declare_check! {
     /// ## How to fix
     /// Create the TLSOption, or set `options.namespace` to where it lives, or drop the reference.
     pub(crate) struct TraefikTlsOptionMissing {
-        code: "TLS008", name: "traefik-tls-option-missing", layer: Layer::Tls, severity: Severity::Error,
+        code: "TLS008", name: "traefik-tls-option-missing", layer: Layer::Tls, severity: Severity::Error, also: [Severity::Warning],
     }
 }
 

@@ -302,7 +302,76 @@ fn scalar_key(v: &Value) -> String {
     }
 }
 
+/// The message yaml-rust2 gives a quoted scalar whose continuation lines are indented less than YAML 1.2
+/// asks. libyaml, PyYAML and the Go YAML reader Kubernetes uses accept those (controller-gen CRDs and
+/// upstream install manifests have them), so edgecheck does too.
+const LAX_QUOTED_INDENT: &str = "invalid indentation in quoted scalar";
+
 fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxError> {
+    let mut owned: Option<String> = None;
+    // Each retry re-indents one quoted scalar; a document has few of them.
+    for _ in 0..64 {
+        let current = owned.as_deref().unwrap_or(text);
+        match parse_strict(current, start_line) {
+            Err(e) if e.message == LAX_QUOTED_INDENT => {
+                let line = e.line.saturating_sub(start_line - 1);
+                match reindent_quoted(current, line, e.col) {
+                    Some(fixed) => owned = Some(fixed),
+                    None => return Err(e),
+                }
+            }
+            other => return other,
+        }
+    }
+    parse_strict(owned.as_deref().unwrap_or(text), start_line)
+}
+
+/// `text` with the continuation lines of the quoted scalar that opens at `line` (1-based) and `col`
+/// (0-based, in characters) indented past the quote. In a quoted scalar, leading white space on a
+/// continuation line is folded away, so the value and every line number stay as they were.
+fn reindent_quoted(text: &str, line: u32, col: u32) -> Option<String> {
+    let line_start: usize = text.split_inclusive('\n').take(line.checked_sub(1)? as usize).map(str::len).sum();
+    let rest = &text[line_start..];
+    let open = rest.char_indices().nth(col as usize).map(|(i, _)| line_start + i)?;
+    let quote = text[open..].chars().next().filter(|c| *c == '"' || *c == '\'')?;
+    let pad = " ".repeat(col as usize + 1);
+    let mut out = String::with_capacity(text.len() + 64);
+    out.push_str(&text[..=open]);
+    let mut chars = text[open + 1..].char_indices().peekable();
+    let mut end = None;
+    while let Some((i, c)) = chars.next() {
+        out.push(c);
+        match c {
+            '\\' if quote == '"' => {
+                if let Some((_, n)) = chars.next() {
+                    out.push(n);
+                    if n == '\n' {
+                        out.push_str(&pad);
+                    }
+                }
+            }
+            '\'' if quote == '\'' => {
+                if chars.peek().is_some_and(|(_, n)| *n == '\'') {
+                    chars.next();
+                    out.push('\'');
+                } else {
+                    end = Some(open + 1 + i + 1);
+                    break;
+                }
+            }
+            '"' if quote == '"' => {
+                end = Some(open + 1 + i + 1);
+                break;
+            }
+            '\n' => out.push_str(&pad),
+            _ => {}
+        }
+    }
+    out.push_str(&text[end?..]);
+    Some(out)
+}
+
+fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxError> {
     let mut parser = Parser::new_from_str(text);
     let mut b = Builder {
         stack: Vec::new(),
@@ -412,6 +481,23 @@ mod tests {
 
     fn line(doc: &Document, path: &str) -> Option<u32> {
         doc.lines.get(LineTable::hash_path(LineTable::ROOT, path))
+    }
+
+    /// Issue 15, item 5: what libyaml and the Go YAML reader accept, edgecheck reads, with the same values
+    /// and lines (the shape of controller-gen CRDs and of Lua in Envoy Gateway policies).
+    #[test]
+    fn quoted_scalars_indented_as_kubectl_accepts() {
+        let text = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\ndata:\n  lua: \"function a()\n  b('\\\"q\\\"')\n  end\"\n  single: 'it''s\n  folded'\n  after: yes\nspec:\n  items:\n  - inline: \"one\n    two\"\n    next: 1\n";
+        let docs: Vec<Document> = parse_documents(text).into_iter().map(|d| d.expect("parses")).collect();
+        let d = &docs[0];
+        assert_eq!(d.value["data"]["lua"], "function a() b('\"q\"') end");
+        assert_eq!(d.value["data"]["single"], "it's folded");
+        assert_eq!(d.value["spec"]["items"][0]["inline"], "one two");
+        assert_eq!(line(d, "data.after"), Some(10), "lines after a re-indented scalar stay");
+        assert_eq!(line(d, "spec.items[0].next"), Some(15));
+        // Not a way around real errors: an unterminated quote is still one.
+        let broken = parse_documents("a: \"open\nb: 1\n");
+        assert!(broken[0].is_err());
     }
 
     #[test]

@@ -54,9 +54,10 @@ pub struct RepoInfo {
     pub files: std::collections::BTreeSet<String>,
 }
 
-/// A document that is not a Kubernetes object but configures a node: a k3s/RKE2 config file
-/// (`/etc/rancher/k3s/config.yaml`: `kubelet-arg`, `resolv-conf`, `cluster-dns`, ...). Kept so that
-/// checks can read how nodes are set up (DNS resolvers, kubelet flags); not counted as an object.
+/// A document that is not a Kubernetes object but configures the cluster's tools: a k3s/RKE2 config file
+/// (`/etc/rancher/k3s/config.yaml`: `kubelet-arg`, `resolv-conf`, `cluster-dns`, ...), or the values of
+/// Argo CD's Helm chart (`configs.params`, `configs.cm`: what ends in `argocd-cmd-params-cm` and
+/// `argocd-cm`). Kept so that checks can read how nodes and controllers are set up; not counted as an object.
 #[derive(Debug, Clone)]
 pub struct NodeConfig {
     /// The file it came from.
@@ -68,9 +69,31 @@ pub struct NodeConfig {
 }
 
 impl NodeConfig {
+    /// Whether this configures a node (k3s/RKE2), not a controller (chart values).
+    pub fn is_node(&self) -> bool {
+        Self::looks_like_node(&self.file, &self.value)
+    }
+
     /// True when a document without `apiVersion`/`kind` looks like a k3s/RKE2 config file: it sits at
     /// a `rancher/k3s|rke2/config.yaml(.d)` path, or it is a mapping holding k3s-only keys.
     pub fn looks_like(file: &str, value: &serde_json::Value) -> bool {
+        Self::looks_like_node(file, value) || Self::argocd_chart_values(value).is_some()
+    }
+
+    /// The `configs` of a document that looks like Argo CD chart values: a mapping without
+    /// `apiVersion`/`kind` whose `configs` holds `params` or `cm` mappings.
+    pub fn argocd_chart_values(value: &serde_json::Value) -> Option<&serde_json::Map<String, serde_json::Value>> {
+        let m = value.as_object()?;
+        if m.contains_key("apiVersion") || m.contains_key("kind") {
+            return None;
+        }
+        let configs = m.get("configs")?.as_object()?;
+        (configs.get("params").is_some_and(serde_json::Value::is_object)
+            || configs.get("cm").is_some_and(serde_json::Value::is_object))
+        .then_some(configs)
+    }
+
+    fn looks_like_node(file: &str, value: &serde_json::Value) -> bool {
         let Some(m) = value.as_object() else { return false };
         if m.contains_key("apiVersion") || m.contains_key("kind") {
             return false;

@@ -50,7 +50,7 @@ declare_check! {
 
 impl CorednsForwardStub {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        let nodes = &cx.graph.node_configs;
+        let nodes: Vec<&edgecheck_core::NodeConfig> = cx.graph.node_configs.iter().filter(|n| n.is_node()).collect();
         if nodes.is_empty() {
             return;
         }
@@ -84,7 +84,7 @@ impl CorednsForwardStub {
                 }
             }
             None => {
-                if nodes.iter().any(disables_coredns) {
+                if nodes.iter().any(|n| disables_coredns(n)) {
                     return;
                 }
                 (None, K3S_BUNDLED.to_string())

@@ -71,6 +71,10 @@ impl ExternalSecretDefaultsDrift {
             if uncovered.is_empty() || !(ssa || uncovered.iter().any(|m| m.in_list)) {
                 continue;
             }
+            // With server-side diff the API server defaults the desired state too: nothing drifts.
+            if server_side_diff(cx, obj, owner.map(|o| cx.graph.obj(o))) {
+                continue;
+            }
             let mut f = out.at(obj, "spec").message(format!(
                 "{} leaves out {} field(s) the External Secrets CRD defaults; Argo CD will show it OutOfSync \
                      after every sync",
@@ -100,6 +104,32 @@ impl ExternalSecretDefaultsDrift {
 }
 
 /// A defaulted field absent from the manifest.
+/// Argo CD compares with a server-side dry run (`ServerSideDiff=true`): as compare option of the object or
+/// its Application, or for every Application in `argocd-cmd-params-cm` (`controller.diff.server.side`),
+/// written as the ConfigMap or as the Argo CD chart's `configs.params`.
+fn server_side_diff(cx: &CheckContext<'_>, obj: &edgecheck_core::Object, app: Option<&edgecheck_core::Object>) -> bool {
+    const OPTION: &str = "argocd.argoproj.io/compare-options";
+    const PARAM: &str = "controller.diff.server.side";
+    let is_true = |v: &Value| v.as_str().map_or(v.as_bool() == Some(true), |s| s.trim().eq_ignore_ascii_case("true"));
+    let by_option = |o: &edgecheck_core::Object| {
+        o.annotation(OPTION).is_some_and(|v| v.replace(' ', "").contains("ServerSideDiff=true"))
+    };
+    if by_option(obj) || app.is_some_and(by_option) {
+        return true;
+    }
+    let configmap = cx.graph.ids(edgecheck_core::kind::K::CONFIG_MAP).iter().any(|id| {
+        let o = cx.graph.obj(*id);
+        o.name == "argocd-cmd-params-cm" && o.value.pointer("/data").and_then(|d| d.get(PARAM)).is_some_and(is_true)
+    });
+    configmap
+        || cx.graph.node_configs.iter().any(|n| {
+            edgecheck_core::NodeConfig::argocd_chart_values(&n.value)
+                .and_then(|c| c.get("params"))
+                .and_then(|p| p.get(PARAM))
+                .is_some_and(is_true)
+        })
+}
+
 struct Missing {
     /// `spec.data[0].remoteRef.conversionStrategy`
     display: String,

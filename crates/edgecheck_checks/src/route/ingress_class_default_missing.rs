@@ -69,7 +69,7 @@ impl IngressClassDefaultMissing {
 /// True when the inputs show k3s's bundled Traefik, whose chart creates the default IngressClass
 /// `traefik`: a k3s node config that does not disable traefik, or a `traefik` HelmChartConfig.
 pub(super) fn k3s_traefik(graph: &edgecheck_core::Graph) -> bool {
-    graph.node_configs.iter().any(|n| {
+    graph.node_configs.iter().filter(|n| n.is_node()).any(|n| {
         let disabled = |v: &serde_json::Value| v.as_str().is_some_and(|s| s.split(',').any(|x| x.trim() == "traefik"));
         !match n.value.get("disable") {
             Some(serde_json::Value::Array(a)) => a.iter().any(disabled),

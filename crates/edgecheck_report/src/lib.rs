@@ -201,7 +201,10 @@ mod tests {
         assert_eq!(results[1]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"], "Service/shop/web");
         assert_eq!(results[2]["level"], "note");
         let rules = doc["runs"][0]["tool"]["driver"]["rules"].as_array().expect("rules");
-        assert_eq!(rules.len(), edgecheck_checks::all_checks().len());
+        // Only the rules of the checks that fired (three findings of three checks).
+        let fired: std::collections::BTreeSet<&str> = results.iter().filter_map(|r| r["ruleId"].as_str()).collect();
+        assert_eq!(rules.len(), fired.len());
+        assert!(rules.iter().all(|rule| rule["id"].as_str().is_some_and(|id| fired.contains(id))));
         let idx = results[0]["ruleIndex"].as_u64().expect("index") as usize;
         assert_eq!(rules[idx]["id"], "LOD001");
     }

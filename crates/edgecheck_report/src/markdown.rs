@@ -76,7 +76,7 @@ pub fn render_markdown(r: &Report<'_>) -> String {
                 out,
                 "<details><summary><code>{}</code> {}</summary>\n",
                 f.meta.code,
-                cell(&f.object.to_string())
+                html_inline(&f.object.to_string())
             );
             for e in &f.evidence {
                 let _ = writeln!(out, "- evidence: {}", cell(e));
@@ -94,4 +94,32 @@ pub fn render_markdown(r: &Report<'_>) -> String {
         let _ = writeln!(out, "No findings.");
     }
     out
+}
+
+/// Text for inside HTML (GitHub renders no Markdown in `<summary>`): `<`, `>`, `&` escaped, and `code` spans
+/// written as `<code>` elements.
+fn html_inline(s: &str) -> String {
+    let escaped = s.replace('&', "&amp;").replace('<', "&lt;").replace('>', "&gt;").replace('|', "\\|");
+    let mut out = String::with_capacity(escaped.len() + 16);
+    for (i, part) in escaped.split('`').enumerate() {
+        if i % 2 == 1 {
+            out.push_str("<code>");
+            out.push_str(part);
+            out.push_str("</code>");
+        } else {
+            out.push_str(part);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::html_inline;
+
+    #[test]
+    fn summaries_hold_html_not_backticks() {
+        assert_eq!(html_inline("Ingress `shop/web` <x>"), "Ingress <code>shop/web</code> &lt;x&gt;");
+        assert_eq!(html_inline("a `b"), "a <code>b</code>");
+    }
 }

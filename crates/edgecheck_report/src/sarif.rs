@@ -25,7 +25,10 @@ fn logical_name(f: &Finding) -> String {
 
 /// Renders SARIF.
 pub fn render_sarif(r: &Report<'_>) -> String {
-    let checks = all_checks();
+    // The rules of the checks that fired, in catalogue order: a report of three findings does not carry the
+    // whole catalogue's documentation (`edgecheck checks --format json` has it).
+    let checks: Vec<_> =
+        all_checks().iter().filter(|c| r.findings.iter().any(|f| f.meta.code == c.meta().code)).collect();
     let rules: Vec<Value> = checks
         .iter()
         .map(|c| {

@@ -199,6 +199,10 @@ pub struct LintArgs {
     /// Files larger than this (and stdin) are not read (`64MiB`, `512KiB`, bytes) [default: 64MiB, or `max-file-size` in the config].
     #[arg(long, value_parser = parse_size)]
     pub max_file_size: Option<u64>,
+    /// One inventory for everything named: directories that are repositories of their own (`.git`, or a
+    /// config with `root = true`) are not linted apart.
+    #[arg(long)]
+    pub merge: bool,
     /// What the inventory is.
     #[command(flatten)]
     pub inventory: InventoryArgs,

@@ -50,6 +50,13 @@ impl IgnoreEntry {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 pub struct Options {
+    /// This directory is a repository of its own: `lint` of a directory above it lints it as a separate
+    /// root, with this configuration and its own inventory.
+    #[expect(
+        dead_code,
+        reason = "read by commands::roots before any config is loaded; declared so the file may say it"
+    )]
+    pub root: Option<bool>,
     /// Checks to run.
     pub select: Option<Vec<String>>,
     /// Checks or scoped suppressions to skip.

@@ -84,7 +84,158 @@ pub fn settings(
 }
 
 pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
-    let first = args.paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
+    let groups = if args.merge { vec![args.paths.clone()] } else { super::roots::split(&args.paths) };
+    if groups.len() < 2 {
+        return run_paths(args, &args.paths, color);
+    }
+    // Several repositories: each is linted on its own (its configuration, its inventory) and reported as
+    // a part of its own; the exit code is the worst part's.
+    let format: Format = args.format.into();
+    let mut parts: Vec<Part> = Vec::new();
+    for g in &groups {
+        // A root that reads nothing says why on stderr; the others are still reported.
+        if let Some(p) = lint_group(args, g, color)? {
+            parts.push(p);
+        }
+    }
+    if parts.is_empty() {
+        return Ok(2);
+    }
+    let exit = parts.iter().any(Part::failed);
+    emit_parts(&parts, format, color)?;
+    Ok(u8::from(exit))
+}
+
+/// One group of paths linted: its graph, analysis and settings.
+struct Part {
+    label: String,
+    graph: Graph,
+    analysis: edgecheck_checks::Analysis,
+    settings: Settings,
+}
+
+impl Part {
+    fn failed(&self) -> bool {
+        self.settings.fail_on.is_some_and(|t| self.analysis.findings.iter().any(|f| f.severity.reaches(t)))
+    }
+}
+
+/// Lints one group; `None` when it read nothing (the reasons are on stderr).
+fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow::Result<Option<Part>> {
+    let first = paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
+    let loaded = config::discover(&first, args.check.config.as_deref(), args.check.no_config)?;
+    let settings = settings(&args.check, args.format.into(), color, &loaded)?;
+    let load_opts = load_options(&loaded, args.max_file_size)?;
+    let (inventory, errors) = edgecheck_load::load_paths(paths, &load_opts);
+    for e in &errors {
+        eprintln!("edgecheck: {e}");
+    }
+    if errors.len() == paths.len() || nothing_read(&inventory, paths) {
+        return Ok(None);
+    }
+    let options = super::inventory::options(&args.inventory, &loaded.options, None);
+    let graph = Graph::build(inventory, &options);
+    let analysis = edgecheck_checks::analyze(
+        &graph,
+        &options,
+        settings.now,
+        &settings.selection,
+        &settings.suppressions,
+        &[],
+        edgecheck_checks::diagnose::Diagnose::Hosts,
+    );
+    let label = if paths.len() == 1 {
+        paths[0].display().to_string()
+    } else {
+        paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
+    };
+    Ok(Some(Part { label, graph, analysis, settings }))
+}
+
+/// Several parts: text and Markdown show each part under its root; the other formats get one document that
+/// holds every part (findings in part order; diagnoses point at them).
+fn emit_parts(parts: &[Part], format: Format, color: ColorChoice) -> anyhow::Result<()> {
+    let version = env!("CARGO_PKG_VERSION");
+    if matches!(format, Format::Text | Format::Markdown) {
+        let color = format == Format::Text && color.enabled();
+        let mut out = String::new();
+        let mut total = edgecheck_checks::Summary::default();
+        for p in parts {
+            let summary = p.analysis.summary(&p.graph);
+            add(&mut total, &summary);
+            let objects = p.analysis.object_entries(&p.graph);
+            let report = Report {
+                findings: &p.analysis.findings,
+                objects: &objects,
+                summary: &summary,
+                version,
+                group_by_object: false,
+                diagnoses: &p.analysis.diagnoses,
+                trace: false,
+            };
+            let label = edgecheck_core::redact::controls(&p.label).into_owned();
+            out.push_str(&if format == Format::Text {
+                format!("══ {label} {}\n", "═".repeat(60usize.saturating_sub(label.chars().count())))
+            } else {
+                format!("# {label}\n\n")
+            });
+            out.push_str(&edgecheck_report::render(&report, format, color));
+            out.push('\n');
+        }
+        out.push_str(&format!(
+            "{} roots: {} error{}, {} warning{}, {} info{} in {} objects from {} files\n",
+            parts.len(),
+            total.errors,
+            if total.errors == 1 { "" } else { "s" },
+            total.warnings,
+            if total.warnings == 1 { "" } else { "s" },
+            total.infos,
+            if total.infos == 1 { "" } else { "s" },
+            total.objects,
+            total.files
+        ));
+        return super::write_stdout(&out);
+    }
+    let mut findings = Vec::new();
+    let mut diagnoses = Vec::new();
+    let mut objects = Vec::new();
+    let mut total = edgecheck_checks::Summary::default();
+    for p in parts {
+        let offset = findings.len();
+        findings.extend(p.analysis.findings.iter().cloned());
+        diagnoses.extend(p.analysis.diagnoses.iter().cloned().map(|mut d| {
+            d.shift_findings(offset);
+            d
+        }));
+        objects.extend(p.analysis.object_entries(&p.graph));
+        add(&mut total, &p.analysis.summary(&p.graph));
+    }
+    let report = Report {
+        findings: &findings,
+        objects: &objects,
+        summary: &total,
+        version,
+        group_by_object: false,
+        diagnoses: &diagnoses,
+        trace: false,
+    };
+    super::write_report(&report, format, false)
+}
+
+fn add(total: &mut edgecheck_checks::Summary, s: &edgecheck_checks::Summary) {
+    total.objects += s.objects;
+    total.errors += s.errors;
+    total.warnings += s.warnings;
+    total.infos += s.infos;
+    total.suppressed += s.suppressed;
+    total.files += s.files;
+    total.skipped_documents += s.skipped_documents;
+    total.skipped_templates += s.skipped_templates;
+}
+
+/// Lints `paths` as one inventory and reports it.
+fn run_paths(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow::Result<u8> {
+    let first = paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
     let loaded = config::discover(&first, args.check.config.as_deref(), args.check.no_config)?;
     let cfg = &loaded.options;
     let s = settings(&args.check, args.format.into(), color, &loaded)?;
@@ -92,13 +243,13 @@ pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let load_opts = load_options(&loaded, args.max_file_size)?;
     let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();
     let t0 = std::time::Instant::now();
-    let (inventory, errors) = edgecheck_load::load_paths(&args.paths, &load_opts);
+    let (inventory, errors) = edgecheck_load::load_paths(paths, &load_opts);
     let t_load = t0.elapsed();
     let m_load = if timings { peak_rss() } else { String::new() };
     for e in &errors {
         eprintln!("edgecheck: {e}");
     }
-    if errors.len() == args.paths.len() || nothing_read(&inventory, &args.paths) {
+    if errors.len() == paths.len() || nothing_read(&inventory, paths) {
         return Ok(2);
     }
     let options = super::inventory::options(&args.inventory, cfg, None);

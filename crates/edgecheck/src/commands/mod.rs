@@ -4,6 +4,7 @@ mod catalogue;
 mod inventory;
 mod lint;
 mod probe;
+mod roots;
 mod scan;
 mod trace;
 

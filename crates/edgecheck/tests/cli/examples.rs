@@ -88,3 +88,52 @@ fn seed_004_zitadel_dump() {
 fn coredns_stub() {
     assert_exact("coredns-stub", &["DNS002@7"]);
 }
+
+/// Issue 19, item 4: several repositories are several inventories. The README's first command lints every
+/// example as it is, each with its own configuration.
+#[test]
+fn issue_19_lint_examples_reports_each_example_apart() {
+    let all = edgecheck(&repo_root(), &["lint", "--format", "json", "--now", "2026-06-01T00:00:00Z", "examples/"]);
+    assert_eq!(all.code, 1, "{}", all.stderr);
+    let v = json(&all);
+    let mut errors = 0;
+    let mut warnings = 0;
+    let mut per_example: Vec<String> = Vec::new();
+    for e in [
+        "alb-https-503",
+        "argocd-tls-passthrough",
+        "cert-manager-mismatch",
+        "clean",
+        "coredns-stub",
+        "gateway-routes",
+        "homelab-gitops",
+        "zitadel-dump",
+    ] {
+        let one = lint(e);
+        errors += one["summary"]["errors"].as_u64().expect("errors");
+        warnings += one["summary"]["warnings"].as_u64().expect("warnings");
+        per_example.extend(codes(&one));
+    }
+    assert_eq!(v["summary"]["errors"].as_u64(), Some(errors));
+    assert_eq!(v["summary"]["warnings"].as_u64(), Some(warnings));
+    let mut merged_codes = codes(&v);
+    merged_codes.sort();
+    per_example.sort();
+    assert_eq!(merged_codes, per_example, "the same findings as linting each example alone");
+    assert!(!codes(&v).contains(&"LOD004".to_string()), "no duplicates across examples");
+    // Diagnoses point at the findings of their own example.
+    for d in v["diagnoses"].as_array().expect("diagnoses") {
+        if let Some(i) = d["root_cause"].as_u64() {
+            let f = &v["findings"][i as usize];
+            let host = d["host"].as_str().unwrap_or("");
+            assert!(f["file"].as_str().is_some_and(|file| file.starts_with("examples/")), "{host}: {f}");
+        }
+    }
+    let text = edgecheck(&repo_root(), &["lint", "--now", "2026-06-01T00:00:00Z", "examples/"]);
+    assert!(text.stdout.contains("══ examples/zitadel-dump"), "{}", text.stdout);
+    assert!(text.stdout.contains(&format!("8 roots: {errors} errors, {warnings} warnings")), "{}", text.stdout);
+    // --merge: one inventory, as before.
+    let merged =
+        edgecheck(&repo_root(), &["lint", "--merge", "--format", "json", "--now", "2026-06-01T00:00:00Z", "examples/"]);
+    assert!(codes(&json(&merged)).contains(&"LOD004".to_string()), "merged examples collide");
+}

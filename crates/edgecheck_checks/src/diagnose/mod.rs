@@ -346,6 +346,28 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
+    /// Moves every finding index by `by`: the diagnosis of findings that now follow `by` others in one list
+    /// (several repositories reported together).
+    pub fn shift_findings(&mut self, by: usize) {
+        let shift = |v: &mut Vec<usize>| v.iter_mut().for_each(|i| *i += by);
+        self.root_cause = self.root_cause.map(|i| i + by);
+        shift(&mut self.consequences);
+        shift(&mut self.also);
+        for l in &mut self.chain {
+            l.finding = l.finding.map(|i| i + by);
+        }
+        for n in &mut self.nodes {
+            shift(&mut n.findings);
+        }
+        for c in &mut self.causes {
+            c.root_cause += by;
+            shift(&mut c.explains);
+            for l in &mut c.chain {
+                l.finding = l.finding.map(|i| i + by);
+            }
+        }
+    }
+
     /// The fix of the root cause's finding.
     pub fn fix<'f>(&self, findings: &'f [Finding]) -> Option<&'f str> {
         self.root_cause.and_then(|i| findings.get(i)).and_then(|f| f.fix.as_deref())

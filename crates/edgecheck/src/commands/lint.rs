@@ -120,13 +120,17 @@ impl Part {
     }
 }
 
-/// Lints one group; `None` when it read nothing (the reasons are on stderr).
+/// Lints one group; `None` when it read nothing (the reasons are on stderr). `EDGECHECK_TIMINGS` prints
+/// each phase's time and the peak RSS after it.
 fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow::Result<Option<Part>> {
     let first = paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
     let loaded = config::discover(&first, args.check.config.as_deref(), args.check.no_config)?;
     let settings = settings(&args.check, args.format.into(), color, &loaded)?;
     let load_opts = load_options(&loaded, args.max_file_size)?;
+    let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();
+    let t0 = std::time::Instant::now();
     let (inventory, errors) = edgecheck_load::load_paths(paths, &load_opts);
+    let (t_load, m_load) = (t0.elapsed(), if timings { peak_rss() } else { String::new() });
     for e in &errors {
         eprintln!("edgecheck: {e}");
     }
@@ -135,6 +139,7 @@ fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow:
     }
     let options = super::inventory::options(&args.inventory, &loaded.options, None);
     let graph = Graph::build(inventory, &options);
+    let (t_graph, m_graph) = (t0.elapsed(), if timings { peak_rss() } else { String::new() });
     let analysis = edgecheck_checks::analyze(
         &graph,
         &options,
@@ -144,11 +149,11 @@ fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow:
         &[],
         edgecheck_checks::diagnose::Diagnose::Hosts,
     );
-    let label = if paths.len() == 1 {
-        paths[0].display().to_string()
-    } else {
-        paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-    };
+    if timings {
+        eprintln!("timings: load {t_load:?}, graph {:?}, model+checks {:?}", t_graph - t_load, t0.elapsed() - t_graph);
+        eprintln!("peak RSS after: load {m_load}, graph {m_graph}, model+checks {}", peak_rss());
+    }
+    let label = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
     Ok(Some(Part { label, graph, analysis, settings }))
 }
 
@@ -235,53 +240,11 @@ fn add(total: &mut edgecheck_checks::Summary, s: &edgecheck_checks::Summary) {
 
 /// Lints `paths` as one inventory and reports it.
 fn run_paths(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow::Result<u8> {
-    let first = paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
-    let loaded = config::discover(&first, args.check.config.as_deref(), args.check.no_config)?;
-    let cfg = &loaded.options;
-    let s = settings(&args.check, args.format.into(), color, &loaded)?;
-
-    let load_opts = load_options(&loaded, args.max_file_size)?;
-    let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();
-    let t0 = std::time::Instant::now();
-    let (inventory, errors) = edgecheck_load::load_paths(paths, &load_opts);
-    let t_load = t0.elapsed();
-    let m_load = if timings { peak_rss() } else { String::new() };
-    for e in &errors {
-        eprintln!("edgecheck: {e}");
-    }
-    if errors.len() == paths.len() || nothing_read(&inventory, paths) {
-        return Ok(2);
-    }
-    let options = super::inventory::options(&args.inventory, cfg, None);
-    let graph = Graph::build(inventory, &options);
-    let t_graph = t0.elapsed();
-    let m_graph = if timings { peak_rss() } else { String::new() };
-    let analysis = edgecheck_checks::analyze(
-        &graph,
-        &options,
-        s.now,
-        &s.selection,
-        &s.suppressions,
-        &[],
-        edgecheck_checks::diagnose::Diagnose::Hosts,
-    );
-    let t_checks = t0.elapsed();
-    let m_checks = if timings { peak_rss() } else { String::new() };
-    let code = emit(&graph, &analysis, &s);
-    if timings {
-        eprintln!(
-            "timings: load {:?}, graph {:?}, model+checks {:?}, render {:?}",
-            t_load,
-            t_graph - t_load,
-            t_checks - t_graph,
-            t0.elapsed() - t_checks
-        );
-        eprintln!("peak RSS after: load {m_load}, graph {m_graph}, model+checks {m_checks}, render {}", peak_rss());
-    }
+    let Some(part) = lint_group(args, paths, color)? else { return Ok(2) };
+    let code = emit(&part.graph, &part.analysis, &part.settings);
     // The graph is large and the process is about to end: let the OS reclaim it instead of freeing
     // every node (a tenth of a large lint).
-    std::mem::forget(analysis);
-    std::mem::forget(graph);
+    std::mem::forget(part);
     code
 }
 

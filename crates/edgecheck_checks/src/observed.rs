@@ -41,3 +41,23 @@ pub(crate) fn transport_ok(o: &TargetObservation) -> bool {
 pub(crate) fn date(t: i64) -> String {
     edgecheck_core::cert::format_time(t)
 }
+
+/// The served endpoints that answered 404 to the request (transport and TLS fine, the last response a 404),
+/// with what serves them: a proxy's "no route" page or the application's own 404 (APP005, RTE100 tell which).
+pub(crate) fn not_found<'c>(
+    cx: &'c crate::CheckContext<'_>,
+) -> impl Iterator<
+    Item = (&'c crate::diagnose::Serving, &'c TargetObservation, &'c edgecheck_core::observation::HttpObservation),
+> {
+    cx.serving.iter().filter_map(|s| {
+        let o = cx.observations.get(s.observation)?;
+        if !transport_ok(o) {
+            return None;
+        }
+        let h = o
+            .http
+            .last()
+            .filter(|h| h.outcome == edgecheck_core::observation::HttpOutcome::Response && h.status == Some(404))?;
+        Some((s, o, h))
+    })
+}

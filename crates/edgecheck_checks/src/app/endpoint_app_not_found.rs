@@ -1,9 +1,8 @@
-use edgecheck_core::observation::HttpOutcome;
 use edgecheck_core::{Findings, Layer, Severity};
 
 use crate::app::endpoint_proxy_reply::identify;
 use crate::framework::{declare_check, CheckContext};
-use crate::observed::{report, transport_ok};
+use crate::observed::report;
 
 declare_check! {
     /// ## What it checks
@@ -29,14 +28,7 @@ declare_check! {
 
 impl EndpointAppNotFound {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        for s in cx.serving {
-            let o = &cx.observations[s.observation];
-            if !transport_ok(o) {
-                continue;
-            }
-            let Some(h) = o.http.last().filter(|h| h.outcome == HttpOutcome::Response && h.status == Some(404)) else {
-                continue;
-            };
+        for (s, o, h) in crate::observed::not_found(cx) {
             if identify(h).is_some() || h.envoy_no_route() {
                 continue;
             }

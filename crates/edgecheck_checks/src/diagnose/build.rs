@@ -247,6 +247,11 @@ pub(super) fn build_claim(
 /// The host name, with what each resolver answered.
 fn name_node(b: &mut Builder<'_>, t: &TraceTarget, obs: Option<&TargetObservation>) -> usize {
     let name = b.add(Role::Name, Layer::Dns, Branch::Request, None, What::Text(t.host.clone()));
+    // Without a probe nothing says the name resolves: unknown, not fine.
+    if obs.is_none_or(|o| o.dns.is_empty()) {
+        b.nodes[name].state = NodeState::Unknown;
+        b.detail(name, "not resolved (no probe)");
+    }
     for d in obs.map(|o| o.dns.as_slice()).unwrap_or_default() {
         let line = match d.outcome {
             DnsOutcome::Answer | DnsOutcome::Static => format!("{}: {}", d.resolver, d.addresses.join(", ")),

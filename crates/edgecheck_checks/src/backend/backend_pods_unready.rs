@@ -119,14 +119,14 @@ impl BackendPodsUnready {
 }
 
 /// What a Pod's status says.
-struct PodState {
-    ready: bool,
-    crash_looping: bool,
-    lines: Vec<String>,
+pub(super) struct PodState {
+    pub(super) ready: bool,
+    pub(super) crash_looping: bool,
+    pub(super) lines: Vec<String>,
 }
 
 /// The state of a Pod with a status; `None` without one (a Pod written in Git).
-fn pod_state(g: &Graph, pod: ObjId) -> Option<PodState> {
+pub(super) fn pod_state(g: &Graph, pod: ObjId) -> Option<PodState> {
     let status = g.view::<Workload>(pod)?.status.as_ref()?;
     let conds = status.get("conditions").and_then(|c| c.as_array());
     let ready = conds.into_iter().flatten().any(|c| {

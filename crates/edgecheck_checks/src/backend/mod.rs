@@ -9,6 +9,7 @@ mod backend_protocol_mismatch;
 mod backend_service_missing;
 mod helpers;
 mod job_failed;
+mod pod_probe_failing;
 mod probe_scheme_mismatch;
 mod service_endpoints_unready;
 mod service_selector_unmatched;
@@ -36,6 +37,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &alb_backend_cluster_ip::AlbBackendClusterIp,
     &job_failed::JobFailed,
     &backend_pods_unready::BackendPodsUnready,
+    &pod_probe_failing::PodProbeFailing,
     // --- Gateway API backendRefs (BKD090–BKD099)
     &route_backend_unresolved::RouteBackendUnresolved,
     &route_status_backend_condition_false::RouteStatusBackendConditionFalse,

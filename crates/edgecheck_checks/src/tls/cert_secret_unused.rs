@@ -46,6 +46,17 @@ impl CertSecretUnused {
             {
                 continue;
             }
+            // Every route names a Secret nothing creates: TLS001 reports the mistyped name on the route.
+            let unmade = |s: &&super::helpers::Served<'_>| match &s.edge.to {
+                edgecheck_core::Target::Missing(r) => {
+                    let ns = r.namespace.as_deref().unwrap_or(&cx.graph.default_namespace);
+                    cx.graph.secret_producers(ns, &r.name).is_empty()
+                }
+                edgecheck_core::Target::Found(_) => false,
+            };
+            if serving.iter().all(unmade) {
+                continue;
+            }
             let mut b = out
                 .at(obj, "spec.secretName")
                 .message(format!(

@@ -3,6 +3,22 @@ use edgecheck_core::{Findings, Layer, Severity, Target};
 
 use crate::framework::{declare_check, CheckContext};
 
+/// A Certificate in `ns` whose names cover one of `hosts` and that writes a Secret other than `name`.
+pub(super) fn certificate_writing_other<'g>(
+    cx: &CheckContext<'g>,
+    ns: &str,
+    hosts: &[String],
+    name: &str,
+) -> Option<(&'g edgecheck_core::Object, String)> {
+    cx.graph.each::<edgecheck_core::views::Certificate>().into_iter().find_map(|(_, o, c)| {
+        let mut names = c.spec.dns_names.clone();
+        names.extend(c.spec.common_name.clone());
+        let covers = hosts.iter().any(|h| super::cert_dns_names_uncovered::names_cover(&names, h));
+        (o.namespace.as_deref() == Some(ns) && covers && !c.spec.secret_name.is_empty() && c.spec.secret_name != name)
+            .then(|| (o, c.spec.secret_name.clone()))
+    })
+}
+
 declare_check! {
     /// ## What it checks
     /// An Ingress `spec.tls[].secretName`, a Gateway listener `tls.certificateRefs[]` or a Traefik
@@ -42,6 +58,28 @@ impl TlsSecretMissing {
             if s.from.namespace.as_deref() == Some(ns)
                 && !super::tls_secret_other_namespace::elsewhere(cx, ns, &r.name).is_empty()
             {
+                continue;
+            }
+            // A Certificate of the same namespace for these hosts writes another Secret: one of the two
+            // names is mistyped. The repository manages this Secret, so it is an error, on the route.
+            if let Some((cert, written)) = certificate_writing_other(cx, ns, &s.hosts, &r.name) {
+                out.at(s.from, &s.edge.field)
+                    .severity(Severity::Error)
+                    .message(format!(
+                        "{} serves TLS from {r}, which nothing creates, while {} for {} writes Secret `{written}`: one of the two names is mistyped, and clients get the controller's default certificate",
+                        s.from.to_ref(),
+                        cert.to_ref(),
+                        s.hosts.join(", ")
+                    ))
+                    .evidence(format!("{}: {}", s.edge.field, r.name))
+                    .evidence(format!("{} spec.secretName: {written}", cert.to_ref()))
+                    .related(r.clone())
+                    .related(cert.to_ref())
+                    .fix(format!(
+                        "name the same Secret in both: {} `{written}`, or the Certificate's spec.secretName `{}`",
+                        s.edge.field, r.name
+                    ))
+                    .emit();
                 continue;
             }
             let Some(severity) = cx.absence(K::SECRET, Some(ns)) else { continue };

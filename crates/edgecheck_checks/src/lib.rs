@@ -30,5 +30,7 @@ mod test_support;
 
 pub use engine::{analyze, Analysis, ObjectEntry, Summary};
 pub use framework::{Check, CheckContext};
+/// The HTTP response classifier: which proxy produced a reply (APP001; the fuzz target `http_reply`).
+pub use probe::identify_proxy_reply;
 pub use registry::{all_checks, find_check};
 pub use select::Selection;

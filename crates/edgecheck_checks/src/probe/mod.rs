@@ -13,6 +13,7 @@ mod endpoint_connect_failed;
 mod endpoint_grpc_http1_only;
 mod endpoint_http_failed;
 mod endpoint_proxy_reply;
+pub use endpoint_proxy_reply::identify as identify_proxy_reply;
 mod endpoint_redirect_unsafe;
 mod gitops_green_data_plane_red;
 mod route_proxy_not_found;

@@ -29,6 +29,8 @@ mod tls;
 #[cfg(test)]
 mod test_support;
 
+/// The HTTP response classifier: which proxy produced a reply (APP001; the fuzz target `http_reply`).
+pub use app::endpoint_proxy_reply::identify as identify_proxy_reply;
 pub use engine::{analyze, Analysis, ObjectEntry, Summary};
 pub use framework::{Check, CheckContext};
 pub use registry::{all_checks, find_check};

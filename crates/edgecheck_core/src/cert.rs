@@ -486,7 +486,8 @@ pub fn format_time(t: i64) -> String {
     format!("{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z", secs / 3600, secs % 3600 / 60, secs % 60)
 }
 
-/// Parses an RFC 3339 UTC time (`2026-01-02T03:04:05Z`, fractional seconds and offsets allowed).
+/// Parses an RFC 3339 UTC time (`2026-01-02T03:04:05Z`, fractional seconds and offsets allowed). Each field
+/// within its RFC 3339 range (a four-digit year): no arithmetic below can overflow.
 pub fn parse_time(s: &str) -> Option<i64> {
     let s = s.trim();
     let (date, time) = s.split_once(['T', ' '])?;
@@ -503,12 +504,21 @@ pub fn parse_time(s: &str) -> Option<i64> {
     let hh: i64 = tp.next()?.parse().ok()?;
     let mm: i64 = tp.next()?.parse().ok()?;
     let ss: i64 = tp.next().unwrap_or("0").parse().ok()?;
+    let within = |v: i64, hi: i64| (0..=hi).contains(&v);
+    let date_ok = within(y, 9999) && (1..=12).contains(&m) && (1..=31).contains(&d);
+    if !date_ok || !within(hh, 23) || !within(mm, 59) || !within(ss, 60) {
+        return None;
+    }
     let off = if offset.eq_ignore_ascii_case("z") {
         0
     } else {
         let sign = if offset.starts_with('-') { -1 } else { 1 };
         let (oh, om) = offset[1..].split_once(':').unwrap_or((&offset[1..], "0"));
-        sign * (oh.parse::<i64>().ok()? * 3600 + om.parse::<i64>().ok()? * 60)
+        let (oh, om) = (oh.parse::<i64>().ok()?, om.parse::<i64>().ok()?);
+        if !within(oh, 23) || !within(om, 59) {
+            return None;
+        }
+        sign * (oh * 3600 + om * 60)
     };
     Some(days_from_civil(y, m, d) * 86_400 + hh * 3600 + mm * 60 + ss - off)
 }
@@ -589,6 +599,15 @@ mod tests {
         assert_eq!(parse_time("1970-01-01T00:00:00Z"), Some(0));
         assert_eq!(parse_time("2026-12-02T16:00:00+01:00"), Some(t));
         assert_eq!(parse_time("2026-12-02T15:00:00.123Z"), Some(t));
+        // Fields out of range are no time (a year of 15 digits overflowed the day arithmetic: fuzz, #16).
+        for bad in [
+            "111111111111116-9-06T11:0:26Z",
+            "2026-13-01T00:00:00Z",
+            "2026-12-02T24:00:00Z",
+            "2026-12-02T15:00:00+99:00",
+        ] {
+            assert_eq!(parse_time(bad), None, "{bad}");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 
 pub mod cert;
 pub mod check;
+pub mod duration;
 pub mod finding;
 pub mod graph;
 pub mod hostname;

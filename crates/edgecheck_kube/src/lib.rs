@@ -181,6 +181,13 @@ fn plural(kind: &str) -> String {
     }
 }
 
+/// Parses kubeconfig text with the parser `scan` reads a kubeconfig with (kube's); no file it names is
+/// read. Returns the context names, in order (the fuzz target `kubeconfig`).
+pub fn parse_kubeconfig(text: &str) -> Result<Vec<String>, String> {
+    let kc = Kubeconfig::from_yaml(text).map_err(|e| e.to_string())?;
+    Ok(kc.contexts.into_iter().map(|c| c.name).collect())
+}
+
 /// Reads the cluster. Blocking: runs its own tokio runtime.
 pub fn scan(options: &ScanOptions) -> Result<Scan, ScanError> {
     let rt = tokio::runtime::Builder::new_multi_thread()

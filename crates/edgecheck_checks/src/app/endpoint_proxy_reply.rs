@@ -29,7 +29,7 @@ declare_check! {
 }
 
 /// Which proxy produced this reply, and what it means.
-pub(crate) fn identify(h: &HttpObservation) -> Option<(&'static str, Severity)> {
+pub fn identify(h: &HttpObservation) -> Option<(&'static str, Severity)> {
     let status = h.status?;
     let body = h.body_prefix.trim();
     let server = h.header("server").unwrap_or_default().to_ascii_lowercase();

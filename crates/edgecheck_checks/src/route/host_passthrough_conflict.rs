@@ -1,3 +1,5 @@
+use std::collections::{HashMap, HashSet};
+
 use edgecheck_core::graph::{EdgeKind, Target};
 use edgecheck_core::hostname::normalize;
 use edgecheck_core::kind::K;
@@ -142,18 +144,26 @@ impl HostPassthroughConflict {
                 }
             }
         }
-        let mut reported: Vec<(String, String, String)> = Vec::new();
+        // The passthrough claims by (host, address), in order; consecutive claims of one object (its rules,
+        // entry points) are kept once, so that a lookup is a few comparisons however many rules there are.
+        let mut passthrough: HashMap<(&str, &str), Vec<&Claim<'_>>> = HashMap::new();
+        for p in claims.iter().filter(|c| c.passthrough) {
+            let bucket = passthrough.entry((p.host.as_str(), p.address.as_str())).or_default();
+            if bucket.last().is_none_or(|last| !std::ptr::eq(last.obj, p.obj)) {
+                bucket.push(p);
+            }
+        }
+        let mut reported: HashSet<(String, String, String)> = HashSet::new();
         for t in claims.iter().filter(|c| !c.passthrough) {
-            let Some(p) = claims.iter().find(|p| {
-                p.passthrough && p.host == t.host && p.address == t.address && p.obj.to_ref() != t.obj.to_ref()
-            }) else {
+            let Some(p) = passthrough
+                .get(&(t.host.as_str(), t.address.as_str()))
+                .and_then(|b| b.iter().find(|p| p.obj.to_ref() != t.obj.to_ref()))
+            else {
                 continue;
             };
-            let key = (t.obj.to_ref().to_string(), t.host.clone(), t.address.clone());
-            if reported.contains(&key) {
+            if !reported.insert((t.obj.to_ref().to_string(), t.host.clone(), t.address.clone())) {
                 continue;
             }
-            reported.push(key);
             out.at(t.obj, &t.path)
                 .message(format!(
                     "{} terminates TLS for {} on {}, where {} passes TLS for that host through; its routes are never reached over HTTPS",

@@ -1,4 +1,4 @@
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 
 use edgecheck_core::graph::{EdgeKind, Target};
 use edgecheck_core::hostname::normalize;
@@ -47,17 +47,17 @@ impl IngressPathConflict {
                     Target::Missing(r) => r.name.clone(),
                 })
                 .unwrap_or_default();
-            let mut mine: Vec<(String, String, String, String)> = Vec::new();
+            // The keys this Ingress routes, each reported once: a set, as one Ingress may hold 100k rules.
+            let mut mine: HashSet<(String, String, String, String)> = HashSet::new();
             for (i, r) in ing.spec.rules.iter().enumerate() {
                 let host = r.host.as_deref().map_or_else(|| "*".to_string(), normalize);
                 for (j, p) in r.http.iter().flat_map(|h| h.paths.iter()).enumerate() {
                     let path = p.path.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| "/".into());
                     let pt = p.path_type.clone().unwrap_or_else(|| "ImplementationSpecific".into());
                     let key = (class.clone(), host.clone(), path.clone(), pt.clone());
-                    if mine.contains(&key) {
+                    if !mine.insert(key.clone()) {
                         continue;
                     }
-                    mine.push(key.clone());
                     match seen.get(&key) {
                         Some(first) if *first != id => {
                             let f = cx.graph.obj(*first);

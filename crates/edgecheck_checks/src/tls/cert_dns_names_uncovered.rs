@@ -1,5 +1,7 @@
 use edgecheck_core::hostname::{cert_name_covers, normalize};
-use edgecheck_core::{EdgeKind, Findings, Layer, Severity, Target};
+use std::collections::HashMap;
+
+use edgecheck_core::{EdgeKind, Findings, Layer, ObjId, Severity, Target};
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -37,12 +39,18 @@ pub(super) fn names_cover(names: &[String], host: &str) -> bool {
 impl CertDnsNamesUncovered {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let served = super::helpers::served(cx.graph);
+        // The references by the Secret they name, in order: each Certificate looks its Secret up (scanning
+        // every reference per Certificate was O(Certificates × references)).
+        let mut by_target: HashMap<TargetKey<'_>, Vec<&super::helpers::Served<'_>>> = HashMap::new();
+        for s in &served {
+            by_target.entry(TargetKey::of(&s.edge.to)).or_default().push(s);
+        }
         for (id, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
             let Some(e) = cx.graph.edges_from_kind(id, EdgeKind::CertificateSecret).next() else { continue };
             let mut names: Vec<String> = cert.spec.dns_names.clone();
             names.extend(cert.spec.common_name.clone());
             names.extend(cert.spec.ip_addresses.clone());
-            for s in served.iter().filter(|s| same_target(&s.edge.to, &e.to)) {
+            for s in by_target.get(&TargetKey::of(&e.to)).into_iter().flatten() {
                 let missing: Vec<&str> =
                     s.hosts.iter().map(String::as_str).filter(|h| !names_cover(&names, h)).collect();
                 if missing.is_empty() {
@@ -65,6 +73,23 @@ impl CertDnsNamesUncovered {
                     .fix(format!("add {} to spec.dnsNames", missing.join(", ")))
                     .emit();
             }
+        }
+    }
+}
+
+/// What an edge points at, as a key: the object (found) or the kind, namespace and name (missing); two
+/// targets have the same key exactly when [`same_target`] holds.
+#[derive(PartialEq, Eq, Hash)]
+enum TargetKey<'a> {
+    Found(ObjId),
+    Missing(&'a str, Option<&'a str>, &'a str),
+}
+
+impl TargetKey<'_> {
+    fn of(t: &Target) -> TargetKey<'_> {
+        match t {
+            Target::Found(id) => TargetKey::Found(*id),
+            Target::Missing(r) => TargetKey::Missing(&r.kind, r.namespace.as_deref(), &r.name),
         }
     }
 }

@@ -85,6 +85,8 @@ fn one(
         skipped.documents += 1;
         return;
     }
+    // An unquoted `{NAME}` is a placeholder, not a mapping (before nulls are dropped: its value is one).
+    edgecheck_core::placeholder::restore_flow_maps(&mut value);
     drop_nulls(&mut value);
     // Kustomize's own files configure a build; they are not cluster objects.
     if kind.group == "kustomize.config.k8s.io" {
@@ -126,6 +128,7 @@ fn one(
         root,
         cluster: None,
         repo_path: None,
+        example: false,
     };
     let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
@@ -228,6 +231,7 @@ pub fn object_from_live_value(cluster: &str, mut value: Value, problems: &mut Ve
         root: LineTable::ROOT,
         cluster: Some(cluster.to_string()),
         repo_path: None,
+        example: false,
     };
     let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {

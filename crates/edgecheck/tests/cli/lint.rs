@@ -103,7 +103,8 @@ fn broken_files_are_reported_and_the_run_goes_on() {
 fn exit_codes() {
     let d = Dir::new();
     d.write("ok.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n");
-    d.write("dup/a.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n");
+    // A copy that differs, in the same directory: applied together, a duplicate.
+    d.write("dup.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, labels: {v: \"2\"}}\n");
     assert_eq!(edgecheck(d.path(), &["lint", "ok.yaml"]).code, 0);
     assert_eq!(edgecheck(d.path(), &["lint", "."]).code, 0, "a duplicate is a warning; default fail level is error");
     assert_eq!(edgecheck(d.path(), &["lint", "--fail-on", "warning", "."]).code, 1);
@@ -124,7 +125,10 @@ fn config_and_annotations_suppress() {
     let d = Dir::new();
     let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n";
     d.write("repo/a.yaml", svc);
-    d.write("repo/b.yaml", svc);
+    d.write(
+        "repo/b.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, labels: {v: \"2\"}}\n",
+    );
     d.write("repo/.edgecheck.toml", "fail-on = \"warning\"\n");
     let r = edgecheck(d.path(), &["lint", "--format", "json", "repo"]);
     assert_eq!(r.code, 1, "config fail-on applies");
@@ -156,7 +160,7 @@ fn config_and_annotations_suppress() {
 #[test]
 fn stdin_lists_and_helm_templates() {
     let d = Dir::new();
-    let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop}\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop}\n";
+    let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop}\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop, labels: {v: \"2\"}}\n";
     let out = assert_cmd::Command::cargo_bin("edgecheck")
         .expect("bin")
         .args(["lint", "--format", "json", "-"])

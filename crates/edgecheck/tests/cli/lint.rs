@@ -216,12 +216,20 @@ fn null_fields_are_absent_and_tool_configs_are_not_objects() {
         "apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\nnetworking: {podSubnet: 10.244.0.0/16}\n",
     );
     d.write("kubeconfig.yaml", "apiVersion: v1\nkind: Config\nclusters: []\n");
+    // Talos machine config documents (core-group shape, version v1alpha1) and Envoy Gateway's own config.
+    d.write("talos/node.yaml", "apiVersion: v1alpha1\nkind: HostnameConfig\nhostname: node-1\n---\napiVersion: v1alpha1\nkind: LinkAliasConfig\nname: net0\n");
+    d.write("envoy-gateway.yaml", "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyGateway\nprovider: {type: Kubernetes}\ngateway: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n");
+    // Near misses: an EnvoyProxy in the same group, and a core `v1` object, are cluster objects.
+    d.write(
+        "proxy.yaml",
+        "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: p, namespace: eg}\nspec: {}\n",
+    );
     // Near miss: a value of the wrong type is still a schema error.
     d.write("bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad, namespace: shop}\ndata: [a, b]\n");
     let r = edgecheck(d.path(), &["lint", "--format", "json", "."]);
     let v = json(&r);
-    assert_eq!(v["summary"]["objects"], 2, "{}", r.stdout);
-    assert_eq!(v["summary"]["skipped_documents"], 3, "{}", r.stdout);
+    assert_eq!(v["summary"]["objects"], 3, "{}", r.stdout);
+    assert_eq!(v["summary"]["skipped_documents"], 6, "{}", r.stdout);
     let lod: Vec<(String, String)> = v["findings"]
         .as_array()
         .expect("findings")

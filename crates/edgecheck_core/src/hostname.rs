@@ -56,35 +56,7 @@ pub fn gateway_intersect(listener: Option<&str>, route: &str) -> Option<String> 
 /// (`__HOST__`, `#{host}#`, `{DOMAIN}`) and documentation stand-ins (`registry.<your domain>`). Such a
 /// name is not malformed: it is not the name yet.
 pub fn placeholder(host: &str) -> bool {
-    let b = host.as_bytes();
-    if host.contains("${") || host.contains("{{") || host.contains("#{") {
-        return true;
-    }
-    // `{NAME}`: an identifier in single braces.
-    if host.split('{').skip(1).any(|part| {
-        part.split_once('}').is_some_and(|(name, _)| {
-            name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'.')
-        })
-    }) {
-        return true;
-    }
-    if b.windows(2).any(|w| w[0] == b'$' && (w[1].is_ascii_alphabetic() || w[1] == b'_')) {
-        return true;
-    }
-    if let Some(i) = host.find('<') {
-        if host[i..].contains('>') {
-            return true;
-        }
-    }
-    // `__NAME__`: upper-case letters, digits and underscores between double underscores.
-    host.split("__").enumerate().any(|(i, part)| {
-        i % 2 == 1
-            && !part.is_empty()
-            && part.bytes().any(|c| c.is_ascii_uppercase())
-            && part.bytes().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == b'_')
-            && host.matches("__").count() >= 2
-    })
+    crate::placeholder::unresolved(host)
 }
 
 /// Why a host name is malformed, if it is: a port glued on (`web.ns.svc.cluster.local443`,

@@ -39,6 +39,9 @@ pub struct LoadProblem {
     pub object: Option<crate::object::ObjectRef>,
     /// Another place involved (the first occurrence of a duplicate).
     pub other: Option<(String, Option<u32>)>,
+    /// The file sits in an example directory (see [`crate::Source::example`]): the problem is dropped
+    /// unless a build names the file.
+    pub example: bool,
 }
 
 /// A git checkout that was linted (its root and its remotes' URLs).
@@ -163,6 +166,9 @@ pub struct Build {
     /// A Flux Kustomization: it builds the whole tree under `dir` (Flux generates a kustomization of every
     /// manifest there when the directory has none).
     pub flux: bool,
+    /// The kustomization file sits in an example directory ([`crate::placement::EXAMPLE_DIRS`]): what it
+    /// includes is not applied unless a build outside example directories includes it too.
+    pub example: bool,
 }
 
 /// A kind a live scan could not list: its objects are unknown, not missing.

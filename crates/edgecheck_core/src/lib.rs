@@ -17,6 +17,8 @@ pub mod layer;
 pub mod namespaces;
 pub mod object;
 pub mod observation;
+pub mod placeholder;
+pub mod placement;
 pub mod reasons;
 pub mod redact;
 pub mod secret;

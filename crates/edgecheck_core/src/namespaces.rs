@@ -50,6 +50,12 @@ pub struct BuildNamespace {
     /// Kustomizations), as ids: objects no build shares are alternatives (overlays, clusters), not
     /// duplicates.
     pub tops: Vec<usize>,
+    /// A build outside example directories includes the object (a kustomization that lists its file, or
+    /// a Flux Kustomization whose path holds it): it is applied even from an example directory.
+    pub applied: bool,
+    /// The object's directory has a kustomization that does not list its file (commented out of
+    /// `resources`, or never listed): the file is not part of that build.
+    pub unlisted: bool,
 }
 
 /// One value over several ways of reaching an object: the same from all, or none when they differ.
@@ -245,10 +251,12 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
                 tops.extend(k.tops(i));
             }
             r.forced = up.ns();
+            r.applied = tops.iter().any(|&t| !k.builds[t].example);
             r.tops = tops.into_iter().collect();
         } else if let Some(&i) = k.by_dir.get(parent_dir(file)) {
             r.dir_default = k.effective(i);
             r.tops = k.tops(i).into_iter().collect();
+            r.unlisted = true;
         }
     }
 
@@ -267,6 +275,7 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
     // Per Flux Kustomization: its directory, the files and kustomization directories its build reaches
     // (a kustomization there may include bases elsewhere), and the namespace.
     let mut flux: Vec<FluxBuild<'_>> = Vec::new();
+    let mut flux_example: Vec<bool> = Vec::new();
     for o in objects {
         let Some((path, ns)) = flux_target(o) else { continue };
         let Some(dir) = flux_dir(o, path, &known) else { continue };
@@ -278,6 +287,7 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
             }
         }
         flux.push((dir, files, dirs, ns));
+        flux_example.push(o.source.example);
     }
     if flux.is_empty() {
         return out;
@@ -291,6 +301,7 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
             if under(file, dir) || files.contains(file) || dirs.contains(fdir) {
                 up = up.join(ns.map_or(Up::None, |n| Up::Ns(n.to_string())));
                 r.tops.push(first_flux + fi);
+                r.applied |= !flux_example[fi];
             }
         }
         if let Some(ns) = up.ns() {

@@ -172,6 +172,11 @@ pub struct Source {
     /// The linted checkout the file belongs to (index into the inventory's repos) and the file's
     /// path relative to its root.
     pub repo_path: Option<(usize, String)>,
+    /// The file sits in an example, test, archive or vendored directory below the linted root
+    /// ([`crate::placement::EXAMPLE_DIRS`]). The loader sets it; [`crate::Graph::build`] clears it when a
+    /// build names the file. An object still marked is not what a cluster runs: it is kept (and counted)
+    /// but not indexed, linked or checked, never a duplicate and never the target of a reference.
+    pub example: bool,
 }
 
 /// One Kubernetes object, as loaded. Objects stay dynamic: `value` is the whole object (with the

@@ -52,6 +52,29 @@ struct Input {
     path: PathBuf,
     display: String,
     stdin: bool,
+    /// In an example directory below the root it was found under (`edgecheck_core::placement`).
+    example: bool,
+}
+
+/// `p` with `.` segments, repeated separators and `x/..` pairs removed, as kustomize's `filepath.Clean`
+/// reads paths: `a//b`, `a/./b`, `x/../a/b` and `a/b/.` all name `a/b`, so that each input root is
+/// spelled one way and the builds' paths (normalised the same way) match the objects' files.
+pub fn normalize_root(p: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out: Vec<Component<'_>> = Vec::new();
+    for c in p.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir if matches!(out.last(), Some(Component::Normal(_))) => {
+                out.pop();
+            }
+            c => out.push(c),
+        }
+    }
+    if out.is_empty() {
+        return PathBuf::from(".");
+    }
+    out.iter().collect()
 }
 
 /// Loads every path. Paths that do not exist are returned as errors (the caller decides whether
@@ -61,9 +84,11 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
     let mut inputs = Vec::new();
     let mut skipped_templates = 0usize;
     let mut inv = Inventory::default();
-    for p in paths {
+    let roots: Vec<PathBuf> =
+        paths.iter().map(|p| if p.as_os_str() == "-" { p.clone() } else { normalize_root(p) }).collect();
+    for p in &roots {
         if p.as_os_str() == "-" {
-            inputs.push(Input { path: p.clone(), display: "-".into(), stdin: true });
+            inputs.push(Input { path: p.clone(), display: "-".into(), stdin: true, example: false });
             continue;
         }
         if !p.exists() {
@@ -73,7 +98,7 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
         // Anything but a directory (links followed) is read as a file: reading refuses FIFOs and
         // devices with a problem naming them.
         if !p.is_dir() {
-            inputs.push(Input { path: p.clone(), display: display(p), stdin: false });
+            inputs.push(Input { path: p.clone(), display: display(p), stdin: false, example: false });
             continue;
         }
         // One walk finds both the manifests and the charts (`Chart.yaml`) whose templates they may be.
@@ -111,7 +136,9 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
                 skipped_templates += 1;
                 continue;
             }
-            inputs.push(Input { display: display(&path), path, stdin: false });
+            let rel = path.strip_prefix(p).map(display).unwrap_or_default();
+            let example = edgecheck_core::placement::in_example_dir(&rel);
+            inputs.push(Input { display: display(&path), path, stdin: false, example });
         }
     }
 
@@ -142,7 +169,7 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
     repo::attach(
         &mut inv,
         &inputs.iter().filter(|i| !i.stdin).map(|i| i.path.clone()).collect::<Vec<_>>(),
-        paths,
+        &roots,
         options,
     );
     (inv, errors)
@@ -213,7 +240,13 @@ fn load_input(input: &Input, limit: u64) -> FileResult {
         }
     };
     let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
-    parse_text(&input.display, text, input.path.extension().is_some_and(|e| e == "json"))
+    let mut r = parse_text(&input.display, text, input.path.extension().is_some_and(|e| e == "json"));
+    if input.example {
+        r.objects.iter_mut().for_each(|o| o.source.example = true);
+        r.builds.iter_mut().for_each(|b| b.example = true);
+        r.problems.iter_mut().for_each(|p| p.example = true);
+    }
+    r
 }
 
 fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
@@ -291,7 +324,7 @@ fn unreadable(file: &str, why: &str) -> FileResult {
 }
 
 pub(crate) fn problem(kind: LoadProblemKind, file: &str, line: Option<u32>, message: String) -> LoadProblem {
-    LoadProblem { kind, file: file.to_string(), line, message, object: None, other: None }
+    LoadProblem { kind, file: file.to_string(), line, message, object: None, other: None, example: false }
 }
 
 fn display(p: &Path) -> String {

@@ -81,10 +81,12 @@ fn one(
     let api_version = api_version.to_string();
     // Tool configuration with apiVersion/kind (kind, k3d, kubeadm, kubelet, Talos, a kubeconfig) is not a
     // cluster object.
-    if is_tool_config(&kind) {
+    if is_tool_config(&kind, &api_version) {
         skipped.documents += 1;
         return;
     }
+    // An unquoted `{NAME}` is a placeholder, not a mapping (before nulls are dropped: its value is one).
+    edgecheck_core::placeholder::restore_flow_maps(&mut value);
     drop_nulls(&mut value);
     // Kustomize's own files configure a build; they are not cluster objects.
     if kind.group == "kustomize.config.k8s.io" {
@@ -126,6 +128,7 @@ fn one(
         root,
         cluster: None,
         repo_path: None,
+        example: false,
     };
     let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
@@ -157,8 +160,17 @@ const TOOL_CONFIG_GROUPS: &[&str] = &[
     "schema.plugin.fluxcd.io",
 ];
 
-fn is_tool_config(kind: &Kind) -> bool {
-    TOOL_CONFIG_GROUPS.contains(&kind.group.as_str()) || (kind.group.is_empty() && kind.kind == "Config")
+/// Kinds of tool configuration files in groups that also hold cluster objects: Envoy Gateway's own
+/// configuration (`EnvoyGateway`, read by the controller from a ConfigMap, never applied).
+const TOOL_CONFIG_KINDS: &[(&str, &str)] = &[("gateway.envoyproxy.io", "EnvoyGateway")];
+
+/// The one place that knows tool configuration: [`TOOL_CONFIG_GROUPS`], [`TOOL_CONFIG_KINDS`], a kubeconfig
+/// (`v1` `Config`), and any core-group version other than `v1` (Talos machine configs are
+/// `apiVersion: v1alpha1`; the API server serves the core group at `v1` only).
+fn is_tool_config(kind: &Kind, api_version: &str) -> bool {
+    TOOL_CONFIG_GROUPS.contains(&kind.group.as_str())
+        || TOOL_CONFIG_KINDS.iter().any(|(g, k)| kind.group == *g && kind.kind == *k)
+        || (kind.group.is_empty() && (kind.kind == "Config" || api_version != "v1"))
 }
 
 /// Removes map entries whose value is null, as the API server does: `data:` with nothing under it
@@ -228,6 +240,7 @@ pub fn object_from_live_value(cluster: &str, mut value: Value, problems: &mut Ve
         root: LineTable::ROOT,
         cluster: Some(cluster.to_string()),
         repo_path: None,
+        example: false,
     };
     let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {

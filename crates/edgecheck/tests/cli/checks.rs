@@ -49,7 +49,7 @@ fn help_lists_the_commands_in_the_order_people_use_them() {
 #[test]
 fn color_is_global_and_no_color_is_honoured() {
     let d = Dir::new();
-    d.write("svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n");
+    d.write("svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n---\napiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, labels: {v: \"2\"}}\n");
     // Before or after the command, and on every command that prints a report.
     for args in [
         &["--color", "always", "lint", "svc.yaml"][..],

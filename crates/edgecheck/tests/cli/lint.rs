@@ -103,7 +103,8 @@ fn broken_files_are_reported_and_the_run_goes_on() {
 fn exit_codes() {
     let d = Dir::new();
     d.write("ok.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n");
-    d.write("dup/a.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n");
+    // A copy that differs, in the same directory: applied together, a duplicate.
+    d.write("dup.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, labels: {v: \"2\"}}\n");
     assert_eq!(edgecheck(d.path(), &["lint", "ok.yaml"]).code, 0);
     assert_eq!(edgecheck(d.path(), &["lint", "."]).code, 0, "a duplicate is a warning; default fail level is error");
     assert_eq!(edgecheck(d.path(), &["lint", "--fail-on", "warning", "."]).code, 1);
@@ -124,7 +125,10 @@ fn config_and_annotations_suppress() {
     let d = Dir::new();
     let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\n";
     d.write("repo/a.yaml", svc);
-    d.write("repo/b.yaml", svc);
+    d.write(
+        "repo/b.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop, labels: {v: \"2\"}}\n",
+    );
     d.write("repo/.edgecheck.toml", "fail-on = \"warning\"\n");
     let r = edgecheck(d.path(), &["lint", "--format", "json", "repo"]);
     assert_eq!(r.code, 1, "config fail-on applies");
@@ -156,7 +160,7 @@ fn config_and_annotations_suppress() {
 #[test]
 fn stdin_lists_and_helm_templates() {
     let d = Dir::new();
-    let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop}\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop}\n";
+    let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop}\n- apiVersion: v1\n  kind: Service\n  metadata: {name: a, namespace: shop, labels: {v: \"2\"}}\n";
     let out = assert_cmd::Command::cargo_bin("edgecheck")
         .expect("bin")
         .args(["lint", "--format", "json", "-"])
@@ -212,12 +216,20 @@ fn null_fields_are_absent_and_tool_configs_are_not_objects() {
         "apiVersion: kubeadm.k8s.io/v1beta3\nkind: ClusterConfiguration\nnetworking: {podSubnet: 10.244.0.0/16}\n",
     );
     d.write("kubeconfig.yaml", "apiVersion: v1\nkind: Config\nclusters: []\n");
+    // Talos machine config documents (core-group shape, version v1alpha1) and Envoy Gateway's own config.
+    d.write("talos/node.yaml", "apiVersion: v1alpha1\nkind: HostnameConfig\nhostname: node-1\n---\napiVersion: v1alpha1\nkind: LinkAliasConfig\nname: net0\n");
+    d.write("envoy-gateway.yaml", "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyGateway\nprovider: {type: Kubernetes}\ngateway: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n");
+    // Near misses: an EnvoyProxy in the same group, and a core `v1` object, are cluster objects.
+    d.write(
+        "proxy.yaml",
+        "apiVersion: gateway.envoyproxy.io/v1alpha1\nkind: EnvoyProxy\nmetadata: {name: p, namespace: eg}\nspec: {}\n",
+    );
     // Near miss: a value of the wrong type is still a schema error.
     d.write("bad.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: bad, namespace: shop}\ndata: [a, b]\n");
     let r = edgecheck(d.path(), &["lint", "--format", "json", "."]);
     let v = json(&r);
-    assert_eq!(v["summary"]["objects"], 2, "{}", r.stdout);
-    assert_eq!(v["summary"]["skipped_documents"], 3, "{}", r.stdout);
+    assert_eq!(v["summary"]["objects"], 3, "{}", r.stdout);
+    assert_eq!(v["summary"]["skipped_documents"], 6, "{}", r.stdout);
     let lod: Vec<(String, String)> = v["findings"]
         .as_array()
         .expect("findings")

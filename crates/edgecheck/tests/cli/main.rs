@@ -8,6 +8,7 @@ mod formats;
 mod hostile_input;
 mod hostile_output;
 mod lint;
+mod placement;
 mod probe;
 mod scan;
 mod support;

@@ -6,10 +6,12 @@ declare_check! {
     /// ## What it checks
     /// The same kind, namespace and name defined twice in the inputs, where both would be applied
     /// together: in one directory, or included by one build (a kustomization, a Flux Kustomization, an
-    /// Argo CD Application's path), or in plain directories no build includes. Copies that separate
-    /// builds include (`overlays/dev` and `overlays/prod`, `clusters/staging` and
-    /// `clusters/production`) are alternatives, not duplicates, and kustomize patch files are not
-    /// objects at all.
+    /// Argo CD Application's path). Copies that separate builds include (`overlays/dev` and
+    /// `overlays/prod`, `clusters/staging` and `clusters/production`) are alternatives, not duplicates;
+    /// so are files in different directories that no build includes (each is its own unit), files a
+    /// kustomization in their directory does not list, and copies in example or test directories.
+    /// Identical copies and `generateName` objects are never duplicates, and kustomize patch files are
+    /// not objects at all.
     ///
     /// ## Why it matters
     /// Only one definition wins, and which one depends on apply order: Argo CD reports
@@ -29,10 +31,11 @@ declare_check! {
 impl ObjectDuplicate {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for (dup, first) in &cx.graph.duplicates {
-            if !cx.graph.applied_together(*dup, *first) {
+            let (d, f) = (cx.graph.obj(*dup), cx.graph.obj(*first));
+            // Identical copies apply the same object: nothing fights.
+            if d.value == f.value || !cx.graph.applied_together(*dup, *first) {
                 continue;
             }
-            let (d, f) = (cx.graph.obj(*dup), cx.graph.obj(*first));
             let place = |o: &edgecheck_core::Object| {
                 format!("{}:{}", o.source.file.as_deref().unwrap_or("-"), o.source.line.unwrap_or(0))
             };

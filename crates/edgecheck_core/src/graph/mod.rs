@@ -134,6 +134,7 @@ pub struct Graph {
     namespace_explicit: Vec<bool>,
     unseen: std::collections::HashSet<String>,
     build_tops: Vec<Vec<usize>>,
+    unlisted: Vec<bool>,
     app_dirs: Vec<(usize, String)>,
 }
 
@@ -161,6 +162,16 @@ fn find_in(
         o.kind == *kind && o.namespace.as_deref() == ns && o.name == name
     };
     index.get(&hash).copied().filter(is).or_else(|| collisions.get(&hash)?.iter().copied().find(is))
+}
+
+/// Whether an object's kind, namespace and name do not identify it: it has only a `generateName`, or its
+/// name or namespace is a placeholder (docs/design.md, "Placeholders").
+fn identity_unknown(o: &Object) -> bool {
+    let meta = o.value.get("metadata");
+    let generated = meta.is_some_and(|m| m.get("name").is_none() && m.get("generateName").is_some());
+    generated
+        || crate::placeholder::unresolved(&o.name)
+        || o.namespace.as_deref().is_some_and(crate::placeholder::unresolved)
 }
 
 const CERT_MANAGER_SHIM: &[&str] =
@@ -212,6 +223,30 @@ impl Graph {
         let mut from_builds = crate::namespaces::resolve(&objects, &builds);
         let build_tops: Vec<Vec<usize>> = from_builds.iter_mut().map(|b| std::mem::take(&mut b.tops)).collect();
         let app_dirs: Vec<(usize, String)> = apps.iter().map(|a| (a.repo, a.dir.clone())).collect();
+        // What a build applies: a kustomization or Flux Kustomization outside example directories, or an
+        // Application's path. An example object no build names stays loose (`Source::example`).
+        let applied: Vec<bool> = objects
+            .iter()
+            .zip(&from_builds)
+            .map(|(o, b)| {
+                b.applied
+                    || o.source
+                        .repo_path
+                        .as_ref()
+                        .is_some_and(|(repo, path)| app_dirs.iter().any(|(r, d)| r == repo && under(path, d)))
+            })
+            .collect();
+        let unlisted: Vec<bool> = from_builds.iter().map(|b| b.unlisted).collect();
+        let mut applied_files: std::collections::HashSet<String> = std::collections::HashSet::new();
+        for (o, a) in objects.iter_mut().zip(&applied) {
+            if o.source.example && *a {
+                o.source.example = false;
+                applied_files.extend(o.source.file.clone());
+            }
+        }
+        let problems: Vec<LoadProblem> =
+            problems.into_iter().filter(|p| !p.example || applied_files.contains(&p.file)).collect();
+        view_errors.retain(|(id, _): &(ObjId, views::SchemaError)| !objects[id.0].source.example);
         for (o, b) in objects.iter_mut().zip(from_builds) {
             if !o.kind.namespaced() {
                 o.namespace = None;
@@ -265,21 +300,36 @@ impl Graph {
             namespace_explicit,
             unseen: Default::default(),
             build_tops,
+            unlisted,
             app_dirs,
             objects,
         };
-        for (i, o) in g.objects.iter().enumerate() {
-            let (ns, h) = (o.namespace.as_deref(), key_hash(&o.kind, o.namespace.as_deref(), &o.name));
-            if let Some(first) = find_in(&g.objects, &g.index, &g.index_collisions, h, (&o.kind, ns, &o.name)) {
-                g.duplicates.push((ObjId(i), first));
+        // Copies a build applies are indexed first: of several copies, the applied one answers references.
+        let mut order: Vec<usize> = (0..g.objects.len()).collect();
+        order.sort_by_key(|&i| !applied[i]);
+        for i in order {
+            let o = &g.objects[i];
+            // Loose examples are kept and counted, never indexed: they cannot stand in for, collide with
+            // or be checked against what the builds apply.
+            if o.source.example {
                 continue;
             }
-            match g.index.entry(h) {
-                std::collections::hash_map::Entry::Vacant(e) => {
-                    e.insert(ObjId(i));
+            let (ns, h) = (o.namespace.as_deref(), key_hash(&o.kind, o.namespace.as_deref(), &o.name));
+            if let Some(first) = find_in(&g.objects, &g.index, &g.index_collisions, h, (&o.kind, ns, &o.name)) {
+                // A `generateName` prefix or a placeholder is not an identity: such copies are separate
+                // objects, checked each, never merged.
+                if !identity_unknown(o) {
+                    g.duplicates.push((ObjId(i), first));
+                    continue;
                 }
-                std::collections::hash_map::Entry::Occupied(_) => {
-                    g.index_collisions.entry(h).or_default().push(ObjId(i))
+            } else {
+                match g.index.entry(h) {
+                    std::collections::hash_map::Entry::Vacant(e) => {
+                        e.insert(ObjId(i));
+                    }
+                    std::collections::hash_map::Entry::Occupied(_) => {
+                        g.index_collisions.entry(h).or_default().push(ObjId(i))
+                    }
                 }
             }
             match g.by_kind.get_mut(&o.kind) {
@@ -301,6 +351,8 @@ impl Graph {
                 }
             }
         }
+        // Load order within each kind, as `ids` promises.
+        g.by_kind.values_mut().for_each(|ids| ids.sort_unstable());
         g.index_crds();
         g.index_producers();
         g.link(&apps);

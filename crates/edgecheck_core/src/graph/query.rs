@@ -9,14 +9,21 @@ impl Graph {
         self.unchecked.iter().any(|u| u.kind == kind.kind && crate::kind::group_of(&u.api_version) == kind.group)
     }
 
-    /// Whether two objects are applied together: in one file or directory, or included by one build (a
-    /// kustomization, a Flux Kustomization, an Application's path). Two objects that builds include but
-    /// no build includes both are alternatives (overlays, clusters); objects no build includes are
-    /// taken as applied together.
+    /// Whether two objects are applied together: in one file or directory (unless a kustomization there
+    /// leaves one out), or included by one build (a kustomization, a Flux Kustomization, an Application's
+    /// path). Copies that builds include but no build includes both are alternatives (overlays,
+    /// clusters), and so are copies in sibling `clusters/<name>` directories; a file no build includes is
+    /// its own unit, applied with its directory only.
     pub fn applied_together(&self, a: ObjId, b: ObjId) -> bool {
         let (oa, ob) = (self.obj(a), self.obj(b));
+        if self.unlisted[a.0] || self.unlisted[b.0] {
+            return false;
+        }
         fn dir(o: &Object) -> Option<&str> {
             o.source.file.as_deref().map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
+        }
+        if sibling_clusters(dir(oa).unwrap_or(""), dir(ob).unwrap_or("")) {
+            return false;
         }
         if dir(oa) == dir(ob) {
             return true;
@@ -28,8 +35,7 @@ impl Graph {
         };
         let (ka, kb) = (&self.build_tops[a.0], &self.build_tops[b.0]);
         let (aa, ab) = (apps_of(oa), apps_of(ob));
-        let (none_a, none_b) = (ka.is_empty() && aa.is_empty(), kb.is_empty() && ab.is_empty());
-        (none_a && none_b) || ka.iter().any(|t| kb.contains(t)) || aa.iter().any(|t| ab.contains(t))
+        ka.iter().any(|t| kb.contains(t)) || aa.iter().any(|t| ab.contains(t))
     }
 
     /// The absence rule (docs/design.md "Absence"), the one place it is decided: how to report that no
@@ -191,5 +197,19 @@ impl Graph {
                     .iter()
                     .any(|t| t.group == to.0 && t.kind == to.1 && t.name.as_deref().is_none_or(|n| n == to_name))
         })
+    }
+}
+
+/// Whether two directories lie in different `clusters/<name>` directories below the same parent: one
+/// cluster's copy of an object is the other's alternative.
+fn sibling_clusters(a: &str, b: &str) -> bool {
+    fn cluster_of(d: &str) -> Option<(&str, &str)> {
+        let i = d.match_indices("clusters/").find(|(i, _)| *i == 0 || d.as_bytes()[i - 1] == b'/')?.0;
+        let rest = &d[i + "clusters/".len()..];
+        Some((&d[..i], rest.split('/').next().unwrap_or(rest)))
+    }
+    match (cluster_of(a), cluster_of(b)) {
+        (Some((pa, ca)), Some((pb, cb))) => pa == pb && ca != cb,
+        _ => false,
     }
 }

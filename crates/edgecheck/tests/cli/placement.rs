@@ -1,0 +1,103 @@
+//! What is applied together (#15 item 1, 8): example and test directories, files a kustomization leaves
+//! out, separate loose files, `generateName`, sibling clusters, and input roots spelled several ways.
+
+use crate::support::{codes, edgecheck, files_with, json, Dir};
+
+const GW: &str = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: eg, namespace: default}\nspec:\n  gatewayClassName: eg\n  listeners:\n  - {name: http, protocol: HTTP, port: 80}\n";
+const GW_GRPC: &str = "apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: eg, namespace: default}\nspec:\n  gatewayClassName: eg\n  listeners:\n  - {name: grpc, protocol: HTTP, port: 8080}\n";
+const CLASS: &str = "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: eg}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n";
+const SVC: &str =
+    "apiVersion: v1\nkind: Service\nmetadata: {name: backend, namespace: default}\nspec:\n  ports: [{port: 3000}]\n";
+
+fn route(section: &str) -> String {
+    format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{name: backend, namespace: default}}\nspec:\n  parentRefs: [{{name: eg, sectionName: {section}}}]\n  rules: [{{backendRefs: [{{name: backend, port: 3000}}]}}]\n")
+}
+
+#[test]
+fn example_and_test_directories_never_shadow_collide_or_get_checked() {
+    let d = Dir::new();
+    // The deployed tree: a Gateway with an `http` listener and a route to it.
+    d.write("deploy/kustomization.yaml", "resources: [gateway.yaml, route.yaml, class.yaml, svc.yaml]\n");
+    d.write("deploy/gateway.yaml", GW);
+    d.write("deploy/class.yaml", CLASS);
+    d.write("deploy/svc.yaml", SVC);
+    d.write("deploy/route.yaml", route("http"));
+    // Golden inputs of a translator test, loaded first by name: each defines `default/eg` differently, and
+    // one holds a route to a listener only its own Gateway has, and a file that does not parse.
+    for dir in ["a/testdata/in", "test/e2e", "examples/kubernetes", "cue.mod/gen", "vendor/x", "fixtures"] {
+        d.write(&format!("{dir}/default-resources.yaml"), format!("{GW_GRPC}---\n{}", route("grpc")));
+        d.write(&format!("{dir}/broken.yaml"), "a: [\n");
+    }
+    let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
+    let v = json(&r);
+    assert!(codes(&v).is_empty(), "{}", r.stdout);
+    // Still counted: 5 deployed + 2 per example directory.
+    assert_eq!(v["summary"]["objects"], 16, "{}", r.stdout);
+
+    // Near miss: a build outside the example directories names one; its objects are applied and checked.
+    d.write(
+        "deploy/kustomization.yaml",
+        "resources: [gateway.yaml, route.yaml, class.yaml, svc.yaml, ../a/testdata/in/default-resources.yaml]\n",
+    );
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert!(codes(&v).contains(&"LOD004".to_string()), "{v}");
+
+    // Linting the example directory itself checks it: only directories below the root count.
+    let d2 = Dir::new();
+    d2.write("testdata/gw.yaml", format!("{GW}---\n{CLASS}---\n{}", route("grpc")));
+    let v = json(&edgecheck(&d2.path().join("testdata"), &["lint", ".", "--format", "json"]));
+    assert!(codes(&v).contains(&"RTE001".to_string()), "{v}");
+}
+
+#[test]
+fn only_copies_one_build_applies_together_are_duplicates() {
+    let d = Dir::new();
+    let model = |v: &str| {
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: model, namespace: llm}}\ndata: {{v: \"{v}\"}}\n")
+    };
+    // A kustomization that comments one alternative out of its resources.
+    d.write("llm/kustomization.yaml", "resources:\n  - ./model-a.yaml\n  # - ./model-b.yaml\n");
+    d.write("llm/model-a.yaml", model("a"));
+    d.write("llm/model-b.yaml", model("b"));
+    // Separate example apps, no build: each directory is its own unit.
+    d.write("sync-waves/job.yaml", model("1").replace("llm", "apps"));
+    d.write("helm-hooks/job.yaml", model("2").replace("llm", "apps"));
+    // Jobs with generateName, twice in one file: each run makes a new object.
+    let job = "apiVersion: batch/v1\nkind: Job\nmetadata: {generateName: upgrade-sql-schema, namespace: apps}\nspec:\n  template: {spec: {restartPolicy: Never, containers: [{name: c, image: x}]}}\n";
+    d.write("hooks/jobs.yaml", format!("{job}---\n{}", job.replace("image: x", "image: y")));
+    // Sibling cluster directories without builds, and an identical copy in one directory.
+    d.write("kubernetes/clusters/main/cm.yaml", model("main").replace("llm", "flux-system"));
+    d.write("kubernetes/clusters/test/cm.yaml", model("test").replace("llm", "flux-system"));
+    d.write("same/a.yaml", model("same").replace("llm", "same"));
+    d.write("same/b.yaml", model("same").replace("llm", "same"));
+    let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
+    let v = json(&r);
+    assert!(files_with(&v, "LOD004").is_empty(), "{}", r.stdout);
+    // Near miss: both listed, and different.
+    d.write("llm/kustomization.yaml", "resources:\n  - ./model-a.yaml\n  - ./model-b.yaml\n");
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert_eq!(files_with(&v, "LOD004"), ["llm/model-b.yaml"], "{v}");
+}
+
+#[test]
+fn input_roots_spelled_several_ways_give_the_same_findings() {
+    let d = Dir::new();
+    d.write("a/b/kustomization.yaml", "namespace: shop\nresources: [svc.yaml, ing.yaml]\n");
+    d.write("a/b/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n");
+    d.write("a/b/ing.yaml", "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  rules: [{host: web.example.com, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 81}}}}]}}]\n");
+    std::fs::create_dir_all(d.path().join("x")).expect("mkdir");
+    let plain = json(&edgecheck(d.path(), &["lint", "a", "--format", "json"]));
+    let findings = |v: &serde_json::Value| {
+        let mut f: Vec<String> = v["findings"]
+            .as_array()
+            .map(|a| a.iter().map(|f| format!("{} {} {}", f["code"], f["file"], f["message"])).collect())
+            .unwrap_or_default();
+        f.sort();
+        f
+    };
+    assert!(!findings(&plain).is_empty(), "the port mismatch is found: {plain}");
+    for spelling in ["a//b/..", "./a/./", "x/../a", "a/.", "a/"] {
+        let v = json(&edgecheck(d.path(), &["lint", spelling, "--format", "json"]));
+        assert_eq!(findings(&v), findings(&plain), "{spelling}");
+    }
+}

@@ -5,7 +5,8 @@
 //! Fixture header lines:
 //! - `# expect: CODE line N` (optionally `severity S`), one per expected finding; or `# expect: none`.
 //! - `# pki: NAME [options]` defines a certificate without placing it (a CA not in any Secret).
-//! - `# options: complete` treats the fixture as a full cluster dump; `cni=flannel`, `api-versions=a,b`,
+//! - `# options: complete` treats the fixture as a full cluster dump; `live` trusts its objects' `status`
+//!   (as if they carried a `resourceVersion`); `cni=flannel`, `api-versions=a,b`,
 //!   `namespace=ns`, `expiry-warning-days=N`.
 //! - `# trace: URL` (any number): the URLs traced, for the checks that judge a traced request (`CheckContext::targets`).
 //! - `# repo: URL dirs=a,b` makes the fixture a git checkout; `# repo-path: FILE` places the documents
@@ -104,6 +105,7 @@ fn options_from_header(text: &str) -> Options {
         for w in l.split_whitespace() {
             match w.split_once('=') {
                 None if w == "complete" => o.complete = Some(true),
+                None if w == "live" => o.trust_file_status = true,
                 Some(("cni", v)) => o.cni = Some(v.to_string()),
                 Some(("api-versions", v)) => o.api_versions = v.split(',').map(str::to_string).collect(),
                 Some(("namespace", v)) => o.default_namespace = v.to_string(),

@@ -69,6 +69,10 @@ pub struct Options {
     pub complete: Option<bool>,
     /// Days before expiry at which a certificate is reported.
     pub expiry_warning_days: i64,
+    /// Trust the `status` of every object read from files (test fixtures' `# options: live`). Otherwise
+    /// status is live only on objects that carry what the API server writes (`metadata.resourceVersion`
+    /// or `uid`: a dump, a scan); a Git repository's `status: {}` is no cluster's word.
+    pub trust_file_status: bool,
 }
 
 impl Default for Options {
@@ -79,6 +83,7 @@ impl Default for Options {
             cni: None,
             complete: None,
             expiry_warning_days: 14,
+            trust_file_status: false,
         }
     }
 }

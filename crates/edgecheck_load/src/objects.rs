@@ -273,6 +273,10 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
                 Ok(b) => {
                     values.insert(k.clone(), b);
                 }
+                // Documentation stand-ins (`...base64 encoded data...`, `<base64>`) are not data yet.
+                Err(_) if edgecheck_core::placeholder::unresolved(s.trim()) => {
+                    values.insert(k.clone(), Vec::new());
+                }
                 Err(_) => {
                     problems.push(LoadProblem {
                         object: Some(obj.to_ref()),

@@ -31,5 +31,6 @@ pub fn options(inv: &InventoryArgs, cfg: &config::Options, live: Option<Live>) -
         cni: inv.cni.clone().or_else(|| cfg.cni.clone()),
         complete,
         expiry_warning_days: cfg.expiry_warning_days.unwrap_or(14),
+        trust_file_status: false,
     }
 }

@@ -15,7 +15,7 @@ fn status_dump() -> String {
     format!(
         r#"apiVersion: argoproj.io/v1alpha1
 kind: Application
-metadata: {{name: shop, namespace: argocd}}
+metadata: {{name: shop, namespace: argocd, resourceVersion: "1"}}
 spec:
   destination: {{server: https://kubernetes.default.svc, namespace: shop}}
   source: {{repoURL: "{url}", path: apps/does-not-exist, targetRevision: HEAD}}
@@ -40,7 +40,7 @@ spec:
 ---
 apiVersion: v1
 kind: Pod
-metadata: {{name: web-1, namespace: shop, labels: {{app: web}}}}
+metadata: {{name: web-1, namespace: shop, resourceVersion: "2", labels: {{app: web}}}}
 spec:
   restartPolicy: Always
   containers: [{{name: web, image: web:1}}]
@@ -146,7 +146,7 @@ fn control_characters_in_names_and_messages_are_escaped() {
     // An OSC title change and a clear-screen in a name, and a bidi override in a status message.
     d.write(
         "evil.yaml",
-        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: \"web\\e]0;pwned\\a\\e[2J\"\n  namespace: shop\nspec:\n  ingressClassName: nope\n  rules: [{host: shop.example.com, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: \"svc\\e[31m\", port: {number: 80}}}}]}}]\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a, namespace: argocd}\nspec: {destination: {namespace: shop}, source: {repoURL: https://x/y.git, path: p}}\nstatus:\n  sync: {status: Synced}\n  health: {status: Degraded, message: \"bad \\u202e gnp.exe\\e[2K\"}\n",
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: \"web\\e]0;pwned\\a\\e[2J\"\n  namespace: shop\nspec:\n  ingressClassName: nope\n  rules: [{host: shop.example.com, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: \"svc\\e[31m\", port: {number: 80}}}}]}}]\n---\napiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {name: a, namespace: argocd, resourceVersion: \"1\"}\nspec: {destination: {namespace: shop}, source: {repoURL: https://x/y.git, path: p}}\nstatus:\n  sync: {status: Synced}\n  health: {status: Degraded, message: \"bad \\u202e gnp.exe\\e[2K\"}\n",
     );
     for format in FORMATS {
         // The diagrams draw diagnoses: trace the host, whose path runs through the hostile Ingress.

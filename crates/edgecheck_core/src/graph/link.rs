@@ -60,13 +60,17 @@ impl Graph {
         kind: EdgeKind,
         target: (K, Option<&str>, &str),
         field: String,
-    ) -> usize {
+    ) -> Option<usize> {
         let (k, ns, name) = target;
+        // A placeholder is not a name yet: no edge, so nothing is missing and nothing is resolved by it.
+        if unresolved_ref(ns, name) {
+            return None;
+        }
         let to = match self.find(k, ns, name) {
             Some(id) => Target::Found(id),
             None => Target::Missing(ObjectRef::new(k, ns, name)),
         };
-        self.push_edge(Edge { from, kind, to, field, port: None, section: None, how: "" })
+        Some(self.push_edge(Edge { from, kind, to, field, port: None, section: None, how: "" }))
     }
 
     /// An edge to an object of a kind named at run time (`group`, `kind`), as parameter references do.
@@ -78,6 +82,9 @@ impl Graph {
         field: &str,
     ) {
         let (group, k, ns, name) = target;
+        if unresolved_ref(ns, name) {
+            return;
+        }
         let dynamic = Kind { group: group.to_string(), kind: k.to_string() };
         let to = match self.find_kind(&dynamic, ns, name) {
             Some(t) => Target::Found(t),
@@ -156,7 +163,9 @@ impl Graph {
         for (id, ns, ing, class, field, how) in ings {
             if let Some(c) = class {
                 let e = self.push(id, EdgeKind::IngressClass, (K::INGRESS_CLASS, None, &c), field.into());
-                self.edges[e].how = how;
+                if let Some(x) = e.map(|e| &mut self.edges[e]) {
+                    x.how = how;
+                }
             }
             for (path, b, _) in ing.backends() {
                 if let Some((svc, port)) = b.service_ref() {
@@ -166,9 +175,13 @@ impl Graph {
                         (K::SERVICE, ns.as_deref(), &svc),
                         format!("{path}.service.name"),
                     );
-                    self.edges[e].port = port;
+                    if let Some(x) = e.map(|e| &mut self.edges[e]) {
+                        x.port = port;
+                    }
                     if b.service.is_none() {
-                        self.edges[e].field = format!("{path}.serviceName");
+                        if let Some(x) = e.map(|e| &mut self.edges[e]) {
+                            x.field = format!("{path}.serviceName");
+                        }
                     }
                 }
             }
@@ -211,7 +224,9 @@ impl Graph {
                         (K::SECRET, rns.as_deref(), &r.name),
                         format!("spec.listeners[{li}].tls.certificateRefs[{ci}]"),
                     );
-                    self.edges[e].section = Some(l.name.clone());
+                    if let Some(x) = e.map(|e| &mut self.edges[e]) {
+                        x.section = Some(l.name.clone());
+                    }
                 }
             }
         }
@@ -263,8 +278,12 @@ impl Graph {
                     (target, pns.as_deref(), &p.name),
                     format!("spec.parentRefs[{i}]"),
                 );
-                self.edges[e].section = p.section_name.clone();
-                self.edges[e].port = p.port.map(PortRef::Number);
+                if let Some(x) = e.map(|e| &mut self.edges[e]) {
+                    x.section = p.section_name.clone();
+                }
+                if let Some(x) = e.map(|e| &mut self.edges[e]) {
+                    x.port = p.port.map(PortRef::Number);
+                }
             }
             for (ri, rule) in r.spec.rules.iter().enumerate() {
                 for (bi, b) in rule.backend_refs.iter().enumerate() {
@@ -280,7 +299,9 @@ impl Graph {
                         (K::SERVICE, bns.as_deref(), &b.name),
                         format!("spec.rules[{ri}].backendRefs[{bi}]"),
                     );
-                    self.edges[e].port = b.port.map(PortRef::Number);
+                    if let Some(x) = e.map(|e| &mut self.edges[e]) {
+                        x.port = b.port.map(PortRef::Number);
+                    }
                 }
             }
         }
@@ -305,7 +326,9 @@ impl Graph {
                         (K::SERVICE, sns.as_deref(), &s.name),
                         format!("spec.routes[{ri}].services[{si}]"),
                     );
-                    self.edges[e].port = s.port.clone();
+                    if let Some(x) = e.map(|e| &mut self.edges[e]) {
+                        x.port = s.port.clone();
+                    }
                 }
             }
             if let Some(tls) = &r.spec.tls {
@@ -411,7 +434,9 @@ impl Graph {
                             (K::INGRESS_CLASS, None, c),
                             format!("spec.acme.solvers[{si}].http01.ingress.class"),
                         );
-                        self.edges[e].how = "annotation";
+                        if let Some(x) = e.map(|e| &mut self.edges[e]) {
+                            x.how = "annotation";
+                        }
                     }
                 }
             }
@@ -512,4 +537,9 @@ impl Graph {
             self.push_edge(e);
         }
     }
+}
+
+/// Whether a reference's name or namespace is a placeholder (docs/design.md, "Placeholders").
+fn unresolved_ref(ns: Option<&str>, name: &str) -> bool {
+    crate::placeholder::unresolved(name) || ns.is_some_and(crate::placeholder::unresolved)
 }

@@ -191,6 +191,14 @@ impl Graph {
             node_configs,
             unchecked,
         } = inventory;
+        // Status is trusted per object (docs/design.md "Live status"): only what the API server wrote.
+        if !options.trust_file_status {
+            for o in objects.iter_mut().filter(|o| o.source.file.is_some() && !o.is_live()) {
+                if let Some(m) = o.value.as_object_mut() {
+                    m.remove("status");
+                }
+            }
+        }
         let mut views = Vec::with_capacity(objects.len());
         let mut view_errors = Vec::new();
         // Views are independent of each other: built in parallel, kept in object order.

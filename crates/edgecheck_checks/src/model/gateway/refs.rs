@@ -20,6 +20,7 @@ impl GatewayModel {
                 }
                 let kk = Kind { group: String::new(), kind: k.to_string() };
                 if graph.find_kind(&kk, Some(&ns), n).is_none()
+                    && !edgecheck_core::placeholder::unresolved(n)
                     && absent_is_missing(graph, &kk, Some(&ns))
                     && (k != "Secret" || graph.secret_producers(&ns, n).is_empty())
                 {
@@ -60,13 +61,19 @@ pub(super) fn cert_refs(
         if !(g.is_empty() && k == "Secret") {
             return Err((Reason::InvalidCertificateRef, format!("certificateRef {k} `{}` is not a Secret", r.name)));
         }
-        if rns != ns && !graph.reference_granted((GROUP, owner.kind.kind.as_str()), ns, ("", "Secret"), rns, &r.name) {
+        if rns != ns
+            && ![rns, ns].into_iter().any(edgecheck_core::placeholder::unresolved)
+            && !graph.reference_granted((GROUP, owner.kind.kind.as_str()), ns, ("", "Secret"), rns, &r.name)
+        {
             return Err((
                 Reason::RefNotPermitted,
                 format!("certificateRef Secret `{rns}/{}` is in another namespace and no ReferenceGrant in `{rns}` allows it", r.name),
             ));
         }
         match graph.find(K::SECRET, Some(rns), &r.name) {
+            // A placeholder is not a name yet: never missing.
+            None if edgecheck_core::placeholder::unresolved(&r.name)
+                || edgecheck_core::placeholder::unresolved(rns) => {}
             None => {
                 if graph.secret_producers(rns, &r.name).is_empty()
                     && absent_is_missing(graph, &K::SECRET.to_kind(), Some(rns))
@@ -129,7 +136,11 @@ pub(super) fn backend_refs(
                     field,
                 ));
             }
-            if bns != rns && !graph.reference_granted((GROUP, ro.kind.kind.as_str()), rns, (g, k), bns, &b.name) {
+            let placeholder_ns = [bns, rns].into_iter().any(edgecheck_core::placeholder::unresolved);
+            if bns != rns
+                && !placeholder_ns
+                && !graph.reference_granted((GROUP, ro.kind.kind.as_str()), rns, (g, k), bns, &b.name)
+            {
                 return Err((
                     Reason::RefNotPermitted,
                     format!(
@@ -143,6 +154,8 @@ pub(super) fn backend_refs(
                 continue;
             }
             if graph.find(K::SERVICE, Some(bns), &b.name).is_none()
+                && !edgecheck_core::placeholder::unresolved(&b.name)
+                && !edgecheck_core::placeholder::unresolved(bns)
                 && absent_is_missing(graph, &K::SERVICE.to_kind(), Some(bns))
             {
                 return Err((Reason::BackendNotFound, format!("Service `{bns}/{}` {NOT_IN_INVENTORY}", b.name), field));

@@ -174,6 +174,10 @@ impl GatewayModel {
 
 fn namespace_allowed(graph: &Graph, l: &Listener, owner_ns: &str, route_ns: &str) -> Result<Option<String>, String> {
     let ns = l.allowed_routes.as_ref().and_then(|a| a.namespaces.as_ref());
+    // A namespace still to be substituted may be any: not judged.
+    if edgecheck_core::placeholder::unresolved(route_ns) {
+        return Ok(None);
+    }
     match ns.and_then(|n| n.from.as_deref()).unwrap_or("Same") {
         "All" => Ok(None),
         "Selector" => {

@@ -122,7 +122,8 @@ fn obj(api_version: &str, kind: &str, body: serde_json::Value) -> Option<Health>
     if v.get("metadata").is_none() {
         v["metadata"] = json!({"name": "x", "namespace": "ns"});
     }
-    let text = serde_json::to_string(&v).unwrap();
+    // Status from a file: trusted as live, as a dump's would be.
+    let text = format!("# options: live\n{}", serde_json::to_string(&v).unwrap());
     let (graph, _) = graph_from_text("unit.yaml", &text);
     let model = Model::compute(&graph, NOW);
     model.health.into_iter().next().flatten()
@@ -255,6 +256,6 @@ fn nested_resource_customizations_enable_application_health() {
 fn custom_nested(text: &str) -> bool {
     let cm = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "argocd-cm", "namespace": "argocd"},
                     "data": {"resource.customizations": text}});
-    let (graph, _) = graph_from_text("cm.yaml", &serde_json::to_string(&cm).unwrap());
+    let (graph, _) = graph_from_text("cm.yaml", &format!("# options: live\n{}", serde_json::to_string(&cm).unwrap()));
     custom::application_health_enabled(&graph)
 }

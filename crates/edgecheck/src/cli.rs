@@ -206,9 +206,47 @@ pub struct LintArgs {
     /// What the inventory is.
     #[command(flatten)]
     pub inventory: InventoryArgs,
+    /// Rendering the builds.
+    #[command(flatten)]
+    pub render: RenderArgs,
     /// Shared options.
     #[command(flatten)]
     pub check: CheckArgs,
+}
+
+/// Rendering what the controllers apply (`lint`, `trace --from`): docs/design.md "Builds".
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// Render the builds (Helm charts, kustomizations, Flux Kustomizations) with the tools on this machine
+    /// [default: `render` in the config, else auto].
+    #[arg(long, value_enum)]
+    pub render: Option<RenderMode>,
+    /// The helm binary [default: `helm` in the config, else `helm` on PATH].
+    #[arg(long, value_name = "PATH")]
+    pub helm: Option<PathBuf>,
+    /// The kustomize binary, or a kubectl to use as `kubectl kustomize` [default: `kustomize` in the
+    /// config, else `kustomize`, else `kubectl` on PATH].
+    #[arg(long, value_name = "PATH")]
+    pub kustomize: Option<PathBuf>,
+    /// The Kubernetes version helm renders for (`--kube-version`) [default: `kube-version` in the config].
+    #[arg(long, value_name = "VERSION")]
+    pub kube_version: Option<String>,
+    /// The deadline of one render (`60s`, `2m`).
+    #[arg(long, value_parser = request_timeout, value_name = "DURATION")]
+    pub render_timeout: Option<std::time::Duration>,
+    /// List every build: its kind, tool and version, cluster, and whether it was rendered (and why not);
+    /// then lint as usual.
+    #[arg(long)]
+    pub show_builds: bool,
+}
+
+/// `--render`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum RenderMode {
+    /// Render what the tools here can render.
+    Auto,
+    /// Render nothing; one info finding says so.
+    Never,
 }
 
 /// What the inventory is and the cluster it is for (`lint`, `scan`, `trace`).
@@ -324,6 +362,9 @@ pub struct TraceArgs {
     /// What the inventory is.
     #[command(flatten)]
     pub inventory: InventoryArgs,
+    /// Rendering the builds of `--from`.
+    #[command(flatten)]
+    pub render: RenderArgs,
     /// The cluster, when the objects are read from one.
     #[command(flatten)]
     pub cluster: ClusterArgs,

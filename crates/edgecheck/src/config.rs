@@ -76,6 +76,14 @@ pub struct Options {
     pub expiry_warning_days: Option<i64>,
     /// The largest file read (`"64MiB"`, `"512KiB"`, or a number of bytes) [default 64 MiB].
     pub max_file_size: Option<Size>,
+    /// `auto` (render the builds) or `never`.
+    pub render: Option<String>,
+    /// The helm binary.
+    pub helm: Option<std::path::PathBuf>,
+    /// The kustomize (or kubectl) binary.
+    pub kustomize: Option<std::path::PathBuf>,
+    /// The Kubernetes version helm renders for.
+    pub kube_version: Option<String>,
 }
 
 /// A size in a config file: a number of bytes or a string with a unit.

@@ -224,6 +224,8 @@ pub struct ObjectEntry {
     pub file: Option<String>,
     /// Its line.
     pub line: Option<u32>,
+    /// The build that rendered it (docs/design.md "Builds").
+    pub build: Option<String>,
     /// Health, when assessed.
     pub health: Option<crate::model::Health>,
     /// Expected conditions (Gateway API kinds).
@@ -253,6 +255,14 @@ pub struct Summary {
     pub skipped_templates: usize,
     /// Endpoints probed (probe and trace).
     pub targets: usize,
+    /// Builds found (docs/design.md "Builds").
+    pub builds: usize,
+    /// Builds that could not be rendered (or were not, under `--render never`).
+    pub builds_not_rendered: usize,
+    /// Objects the builds rendered.
+    pub rendered_objects: usize,
+    /// Objects no build applies, in a repository with builds (`LOD011`).
+    pub loose_objects: usize,
 }
 
 impl Analysis {
@@ -269,6 +279,14 @@ impl Analysis {
             skipped_documents: graph.skipped_documents,
             skipped_templates: graph.skipped_templates,
             targets: 0,
+            builds: graph.rendered.len(),
+            builds_not_rendered: graph
+                .rendered
+                .iter()
+                .filter(|r| matches!(r.state, edgecheck_core::inventory::BuildState::NotRendered(_)))
+                .count(),
+            rendered_objects: graph.objects.iter().filter(|o| o.source.build.is_some()).count(),
+            loose_objects: graph.loose,
         }
     }
 
@@ -293,6 +311,7 @@ impl Analysis {
             out.push(ObjectEntry {
                 object: o.to_ref(),
                 file: o.source.file.clone(),
+                build: o.source.build.as_deref().map(str::to_string),
                 line: o.source.line,
                 health: self.model.health_of(id).cloned(),
                 expected_conditions: self.model.gateway.of(id).to_vec(),

@@ -32,6 +32,8 @@ pub struct Finding {
     /// The entry port the finding is about, when it is about one port only (a missing HTTPS listener is
     /// about 443): a trace of another port does not put it on its path.
     pub port: Option<u16>,
+    /// The build that rendered `object` (docs/design.md "Builds"), when one did.
+    pub build: Option<String>,
 }
 
 /// The annotation that suppresses findings on an object: `edgecheck.io/ignore: "TLS003,RTE001 reason"`.
@@ -84,6 +86,7 @@ impl<'a> Findings<'a> {
             patch: None,
             ignore_annotation: object.annotation(IGNORE_ANNOTATION).map(str::to_string),
             port: None,
+            build: object.source.build.as_deref().map(str::to_string),
         };
         FindingBuilder { sink: self, finding }
     }
@@ -104,6 +107,7 @@ impl<'a> Findings<'a> {
             patch: None,
             ignore_annotation: None,
             port: None,
+            build: None,
         };
         FindingBuilder { sink: self, finding }
     }

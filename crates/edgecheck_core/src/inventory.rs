@@ -20,6 +20,9 @@ pub enum LoadProblemKind {
     BadBase64,
     /// The same kind, namespace and name twice.
     Duplicate,
+    /// A directory of objects that no build applies, in a repository that has builds (docs/design.md
+    /// "Builds"): the file is a `/`-separated directory, the message counts them.
+    NotApplied,
     /// A document with apiVersion and kind but no usable metadata.name.
     NoName,
 }
@@ -144,6 +147,78 @@ pub struct Inventory {
     pub node_configs: Vec<NodeConfig>,
     /// Kinds that could not be read from a cluster (403, timeout): never treated as absent.
     pub unchecked: Vec<Unchecked>,
+    /// The builds found in the inputs (docs/design.md "Builds"), rendered or not; empty when rendering was
+    /// not asked for.
+    pub rendered: Vec<BuildRecord>,
+    /// Objects no build applies, in a repository that has builds.
+    pub loose: usize,
+}
+
+/// One build found in the inputs and what became of it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BuildRecord {
+    /// Its name: the controller object (`Application argocd/shop`, `Kustomization flux-system/apps`,
+    /// `HelmRelease web/podinfo`) or the kustomization directory of a plain kustomize root.
+    pub name: String,
+    /// `helm`, `kustomize`, `directory` (files as they are), `flux` (Flux's generated kustomization).
+    pub kind: String,
+    /// The directory (as objects' files are named) or the chart it builds.
+    pub path: String,
+    /// The object that declares it, when one does.
+    pub origin: Option<crate::ObjectRef>,
+    /// Its file and line.
+    pub file: Option<String>,
+    /// Line of `file`.
+    pub line: Option<u32>,
+    /// The tool and its version (`helm v3.17.1`), when a tool ran.
+    pub tool: Option<String>,
+    /// The cluster it targets (Argo CD destination), when known.
+    pub cluster: Option<String>,
+    /// The namespace its objects default to.
+    pub namespace: Option<String>,
+    /// What happened.
+    pub state: BuildState,
+    /// Objects it rendered.
+    pub objects: usize,
+}
+
+/// What became of a build.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildState {
+    /// Rendered now.
+    Rendered,
+    /// Its objects came from the render cache.
+    Cached,
+    /// Not rendered: the reason, the tool's own message when it ran.
+    NotRendered(NotRendered),
+}
+
+/// Why a build was not rendered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NotRendered {
+    /// `--render never` (or the config).
+    Disabled,
+    /// The tool is not installed (its name).
+    ToolMissing(String),
+    /// The chart (or a chart dependency, or a kustomize resource) is remote and was not fetched.
+    Remote(String),
+    /// The tool ran and failed: its message (credentials masked, bounded).
+    Failed(String),
+    /// Something else stops it (a source in another repository, a Secret's values, a depth limit).
+    Other(String),
+}
+
+impl NotRendered {
+    /// The reason in words.
+    pub fn reason(&self) -> String {
+        match self {
+            NotRendered::Disabled => "rendering is off (--render never)".into(),
+            NotRendered::ToolMissing(t) => format!("`{t}` is not installed (or give its path)"),
+            NotRendered::Remote(what) => format!("remote: {what}"),
+            NotRendered::Failed(m) => format!("render failed: {m}"),
+            NotRendered::Other(m) => m.clone(),
+        }
+    }
 }
 
 /// A build that sets the namespace of what it includes: a kustomization file (its `namespace:` overrides
@@ -169,6 +244,13 @@ pub struct Build {
     /// The kustomization file sits in an example directory ([`crate::placement::EXAMPLE_DIRS`]): what it
     /// includes is not applied unless a build outside example directories includes it too.
     pub example: bool,
+    /// Entries it names that are not in the checkout (URLs, `github.com/...`, `git@...`): `kustomize build`
+    /// would fetch them.
+    pub remote: Vec<String>,
+    /// It inflates Helm charts (`helmCharts:`), which `kustomize build` does only with `--enable-helm`.
+    pub helm_charts: bool,
+    /// A kustomize `Component` (`kind: Component`): included by others, never built alone.
+    pub component: bool,
 }
 
 /// A kind a live scan could not list: its objects are unknown, not missing.

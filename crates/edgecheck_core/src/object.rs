@@ -116,6 +116,14 @@ impl LineTable {
         self.sorted = true;
     }
 
+    /// Moves every recorded line through `f`: lines of a rendered document mapped to the lines of the
+    /// template it came from.
+    pub fn remap(&mut self, f: impl Fn(u32) -> u32) {
+        for e in &mut self.entries {
+            e.1 = f(e.1);
+        }
+    }
+
     /// The line of the node at a hashed path.
     pub fn get(&self, path: u64) -> Option<u32> {
         debug_assert!(self.sorted || self.entries.is_empty());
@@ -177,6 +185,10 @@ pub struct Source {
     /// build names the file. An object still marked is not what a cluster runs: it is kept (and counted)
     /// but not indexed, linked or checked, never a duplicate and never the target of a reference.
     pub example: bool,
+    /// The build that rendered the object (`helm template`, `kustomize build`, a Flux Kustomization),
+    /// named as `lint --show-builds` names it; `None` for an object read as it is in its file. `file` and
+    /// `lines` then point at the source the user edits (the chart template, the kustomize resource).
+    pub build: Option<std::sync::Arc<str>>,
 }
 
 /// One Kubernetes object, as loaded. Objects stay dynamic: `value` is the whole object (with the

@@ -14,7 +14,7 @@ use edgecheck_core::{Inventory, LineTable, LoadProblem, LoadProblemKind};
 use rayon::prelude::*;
 
 pub use objects::object_from_live_value;
-pub use objects::objects_from_document;
+pub use objects::{objects_from_document, Skipped};
 pub use read::{read_regular_file, ReadError, DEFAULT_MAX_FILE_SIZE};
 
 /// What to load.

@@ -129,6 +129,7 @@ fn one(
         cluster: None,
         repo_path: None,
         example: false,
+        build: None,
     };
     let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
@@ -200,6 +201,7 @@ fn kustomize_build(file: &str, value: &Value) -> Build {
         let Some(Value::Array(entries)) = value.get(key) else { continue };
         for e in entries.iter().filter_map(Value::as_str) {
             if e.contains("://") || e.starts_with("github.com/") || e.starts_with("git@") {
+                b.remote.push(e.to_string());
                 continue;
             }
             let path = edgecheck_core::namespaces::join_path(dir, e);
@@ -210,6 +212,8 @@ fn kustomize_build(file: &str, value: &Value) -> Build {
             }
         }
     }
+    b.component = value.get("kind").and_then(Value::as_str) == Some("Component");
+    b.helm_charts = value.get("helmCharts").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
     let patch_path = |e: &Value| e.as_str().or_else(|| e.get("path").and_then(Value::as_str)).map(str::to_string);
     for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
         let Some(Value::Array(entries)) = value.get(key) else { continue };
@@ -241,6 +245,7 @@ pub fn object_from_live_value(cluster: &str, mut value: Value, problems: &mut Ve
         cluster: Some(cluster.to_string()),
         repo_path: None,
         example: false,
+        build: None,
     };
     let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {

@@ -27,6 +27,7 @@ pub fn findings() -> Vec<Finding> {
             patch: None,
             ignore_annotation: None,
             port: None,
+            build: None,
         },
         Finding {
             meta: lod4,
@@ -41,6 +42,7 @@ pub fn findings() -> Vec<Finding> {
             patch: Some("metadata:\n  name: web-v2\n".into()),
             ignore_annotation: None,
             port: None,
+            build: None,
         },
         Finding {
             meta: lod4,
@@ -55,6 +57,7 @@ pub fn findings() -> Vec<Finding> {
             patch: None,
             ignore_annotation: None,
             port: None,
+            build: None,
         },
     ]
 }
@@ -64,6 +67,7 @@ pub fn objects() -> Vec<ObjectEntry> {
         object: ObjectRef::new(K::HTTP_ROUTE, Some("shop"), "web"),
         file: Some("apps/shop/route.yaml".into()),
         line: Some(1),
+        build: None,
         health: Some(Health {
             status: HealthStatus::Degraded,
             message: "ResolvedRefs=False BackendNotFound".into(),
@@ -99,5 +103,6 @@ pub fn summary() -> Summary {
         skipped_documents: 1,
         skipped_templates: 3,
         targets: 0,
+        ..Summary::default()
     }
 }

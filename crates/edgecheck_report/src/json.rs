@@ -38,6 +38,9 @@ pub fn finding_json(f: &Finding) -> Value {
     if let Some(line) = f.line {
         m.insert("line".into(), line.into());
     }
+    if let Some(build) = &f.build {
+        m.insert("build".into(), build.clone().into());
+    }
     m.insert("message".into(), f.message.clone().into());
     m.insert("evidence".into(), f.evidence.iter().cloned().map(Value::from).collect());
     if let Some(fix) = &f.fix {
@@ -259,6 +262,9 @@ impl Serialize for ObjectJson<'_> {
         if let Some(l) = o.line {
             m.serialize_entry("line", &l)?;
         }
+        if let Some(b) = &o.build {
+            m.serialize_entry("build", b)?;
+        }
         m.end()
     }
 }
@@ -268,7 +274,7 @@ struct SummaryJson<'a>(&'a Summary);
 impl Serialize for SummaryJson<'_> {
     fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         let s = self.0;
-        let mut m = ser.serialize_map(Some(9))?;
+        let mut m = ser.serialize_map(Some(13))?;
         m.serialize_entry("objects", &s.objects)?;
         m.serialize_entry("errors", &s.errors)?;
         m.serialize_entry("warnings", &s.warnings)?;
@@ -278,6 +284,10 @@ impl Serialize for SummaryJson<'_> {
         m.serialize_entry("skipped_documents", &s.skipped_documents)?;
         m.serialize_entry("skipped_templates", &s.skipped_templates)?;
         m.serialize_entry("targets", &s.targets)?;
+        m.serialize_entry("builds", &s.builds)?;
+        m.serialize_entry("builds_not_rendered", &s.builds_not_rendered)?;
+        m.serialize_entry("rendered_objects", &s.rendered_objects)?;
+        m.serialize_entry("loose_objects", &s.loose_objects)?;
         m.end()
     }
 }

@@ -140,6 +140,16 @@ fn summary_line(r: &Report<'_>, color: bool) -> String {
         plural(s.infos),
     );
     let mut extra = Vec::new();
+    let rendered = s.builds - s.builds_not_rendered;
+    if rendered > 0 {
+        extra.push(format!("{} rendered by {rendered} build{}", s.rendered_objects, plural(rendered)));
+    }
+    if s.builds_not_rendered > 0 {
+        extra.push(format!("{} build{} not rendered", s.builds_not_rendered, plural(s.builds_not_rendered)));
+    }
+    if s.loose_objects > 0 {
+        extra.push(format!("{} applied by no build", s.loose_objects));
+    }
     if s.skipped_documents > 0 {
         extra.push(format!("{} non-Kubernetes document{} skipped", s.skipped_documents, plural(s.skipped_documents)));
     }

@@ -33,6 +33,7 @@ fn finding(code: &str, object: ObjectRef, file: &str, line: u32, message: &str) 
         patch: None,
         ignore_annotation: None,
         port: None,
+        build: None,
     }
 }
 

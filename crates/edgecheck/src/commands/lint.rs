@@ -129,14 +129,16 @@ fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow:
     let load_opts = load_options(&loaded, args.max_file_size)?;
     let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();
     let t0 = std::time::Instant::now();
+    let render_opts = super::builds::options(&args.render, &args.inventory, &loaded)?;
     let (inventory, errors) = edgecheck_load::load_paths(paths, &load_opts);
-    let (t_load, m_load) = (t0.elapsed(), if timings { peak_rss() } else { String::new() });
     for e in &errors {
         eprintln!("edgecheck: {e}");
     }
     if errors.len() == paths.len() || nothing_read(&inventory, paths) {
         return Ok(None);
     }
+    let inventory = super::builds::apply(inventory, &args.render, &render_opts)?;
+    let (t_load, m_load) = (t0.elapsed(), if timings { peak_rss() } else { String::new() });
     let options = super::inventory::options(&args.inventory, &loaded.options, None);
     let graph = Graph::build(inventory, &options);
     let (t_graph, m_graph) = (t0.elapsed(), if timings { peak_rss() } else { String::new() });

@@ -1,5 +1,6 @@
 //! Commands.
 
+mod builds;
 mod catalogue;
 mod inventory;
 mod lint;

@@ -37,6 +37,7 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
         }
     } else {
         let load_opts = super::lint::load_options(&loaded, args.max_file_size)?;
+        let render_opts = super::builds::options(&args.render, &args.inventory, &loaded)?;
         let (inventory, errors) = edgecheck_load::load_paths(&args.from, &load_opts);
         for e in &errors {
             eprintln!("edgecheck: {e}");
@@ -44,6 +45,7 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
         if errors.len() == args.from.len() || super::lint::nothing_read(&inventory, &args.from) {
             return Ok(2);
         }
+        let inventory = super::builds::apply(inventory, &args.render, &render_opts)?;
         let options = super::inventory::options(&args.inventory, cfg, None);
         (Graph::build(inventory, &options), options)
     };

@@ -52,7 +52,7 @@ fn the_outermost_kustomization_sets_the_namespace_and_renames_the_namespace_obje
 }
 
 #[test]
-fn a_base_two_overlays_place_differently_keeps_its_own_namespace() {
+fn a_base_two_overlays_place_differently_is_rendered_in_each_and_keeps_its_own_namespace_unrendered() {
     let d = Dir::new();
     d.write("base/kustomization.yaml", "resources: [svc.yaml]\nnamespace: base-ns\n");
     d.write("base/svc.yaml", SVC);
@@ -61,7 +61,15 @@ fn a_base_two_overlays_place_differently_keeps_its_own_namespace() {
     // Listed by nobody: a stray file beside a kustomization takes its namespace only when it has none.
     d.write("prod/stray.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: stray, namespace: kept}\n");
     d.write("prod/loose.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: loose}\n");
+    // Rendered, each overlay applies its own copy.
     let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    let objs = objects(&v);
+    for want in ["Service/prod/web", "Service/stage/web", "ConfigMap/kept/stray", "ConfigMap/prod/loose"] {
+        assert!(objs.contains(&want.to_string()), "{want} not in {objs:?}");
+    }
+    assert!(!objs.contains(&"Service/base-ns/web".to_string()), "{objs:?}");
+    // Not rendered, the inventory holds the base once, in its own namespace.
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json", "--render", "never"]));
     let objs = objects(&v);
     for want in ["Service/base-ns/web", "ConfigMap/kept/stray", "ConfigMap/prod/loose"] {
         assert!(objs.contains(&want.to_string()), "{want} not in {objs:?}");

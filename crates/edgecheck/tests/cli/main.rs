@@ -10,6 +10,7 @@ mod hostile_output;
 mod lint;
 mod placement;
 mod probe;
+mod render;
 mod scan;
 mod support;
 mod trace;

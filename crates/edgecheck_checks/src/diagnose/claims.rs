@@ -196,7 +196,8 @@ impl<'g> ClaimIndex<'g> {
         hosts.sort();
         let mut out = Vec::new();
         for h in hosts {
-            if edgecheck_core::hostname::malformed(h).is_some() {
+            // A placeholder (`portal.${domain}`) is no host yet: nothing to diagnose.
+            if edgecheck_core::hostname::malformed(h).is_some() || edgecheck_core::placeholder::unresolved(h) {
                 continue;
             }
             let https = self.exact[h].iter().any(|&i| self.serves_tls(self.sources[i].route, self.sources[i].kind, h));

@@ -1,5 +1,6 @@
 //! Checks of the `input` layer: what could not be read, and objects that are malformed as loaded.
 
+mod build_not_rendered;
 mod file_unreadable;
 mod ignore_unknown;
 pub(crate) mod ignore_unused;
@@ -7,6 +8,7 @@ mod manifest_syntax_invalid;
 mod object_duplicate;
 mod object_name_missing;
 mod object_schema_invalid;
+mod objects_not_applied;
 mod secret_data_invalid;
 // --- scan (LOD007)
 mod resource_forbidden;
@@ -28,6 +30,9 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- suppressions
     &ignore_unknown::IgnoreUnknown,
     &ignore_unused::IgnoreUnused,
+    // --- builds (docs/design.md "Builds")
+    &build_not_rendered::BuildNotRendered,
+    &objects_not_applied::ObjectsNotApplied,
 ];
 
 /// Starts a finding about a load problem: about its object when it has one, else about the file.
@@ -63,6 +68,11 @@ mod tests {
         // LOD009 is the engine's (what each suppression matched is known only after suppression); its
         // cases are `engine::tests` and `crates/edgecheck/tests/cli/lint.rs`.
         cases.insert("LOD009".into(), vec![("engine".into(), true), ("engine".into(), false)]);
+        // LOD010 and LOD011 need real builds and the real helm and kustomize; their cases are
+        // `crates/edgecheck/tests/cli/render.rs`.
+        for code in ["LOD010", "LOD011"] {
+            cases.insert(code.into(), vec![("cli".into(), true), ("cli".into(), false)]);
+        }
         crate::test_support::assert_coverage("input", &cases);
     }
 }

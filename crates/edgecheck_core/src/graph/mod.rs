@@ -119,6 +119,10 @@ pub struct Graph {
     pub node_configs: Vec<crate::inventory::NodeConfig>,
     /// Kinds a live scan could not list, passed through from the inventory.
     pub unchecked: Vec<crate::inventory::Unchecked>,
+    /// The builds found and what became of them (empty when rendering was not asked for).
+    pub rendered: Vec<crate::inventory::BuildRecord>,
+    /// Objects no build applies, in a repository that has builds.
+    pub loose: usize,
     /// First occurrences by a hash of (kind, namespace, name): the objects hold the keys, so the index
     /// does not copy them (see [`find_in`]).
     index: HashMap<u64, ObjId>,
@@ -190,6 +194,8 @@ impl Graph {
             builds,
             node_configs,
             unchecked,
+            rendered,
+            loose,
         } = inventory;
         // Status is trusted per object (docs/design.md "Live status"): only what the API server wrote.
         if !options.trust_file_status {
@@ -238,6 +244,7 @@ impl Graph {
             .zip(&from_builds)
             .map(|(o, b)| {
                 b.applied
+                    || o.source.build.is_some()
                     || o.source
                         .repo_path
                         .as_ref()
@@ -256,6 +263,13 @@ impl Graph {
             problems.into_iter().filter(|p| !p.example || applied_files.contains(&p.file)).collect();
         view_errors.retain(|(id, _): &(ObjId, views::SchemaError)| !objects[id.0].source.example);
         for (o, b) in objects.iter_mut().zip(from_builds) {
+            // A rendered object's namespace is the build's (the render stage set it).
+            if o.source.build.is_some() {
+                if !o.kind.namespaced() {
+                    o.namespace = None;
+                }
+                continue;
+            }
             if !o.kind.namespaced() {
                 o.namespace = None;
                 // kustomize renames a Namespace object to the namespace it sets.
@@ -294,6 +308,8 @@ impl Graph {
             duplicates: Vec::new(),
             node_configs,
             unchecked,
+            rendered,
+            loose,
             index: HashMap::with_capacity(objects.len()),
             index_collisions: HashMap::new(),
             by_kind: HashMap::new(),
@@ -375,7 +391,22 @@ impl Graph {
         let mut loaded_dirs: Option<std::collections::HashSet<&str>> = None;
         let resolved: std::collections::HashMap<(ObjId, &str), &AppDir> =
             apps.iter().map(|a| ((a.id, a.field.as_str()), a)).collect();
-        for (id, _, app) in self.each::<views::Application>() {
+        // A build that was rendered holds what it makes: it no longer fills its namespace unseen.
+        let rendered: std::collections::HashSet<(&str, Option<&str>, &str)> = self
+            .rendered
+            .iter()
+            .filter(|r| {
+                matches!(r.state, crate::inventory::BuildState::Rendered | crate::inventory::BuildState::Cached)
+            })
+            .filter_map(|r| r.origin.as_ref())
+            .map(|o| (o.kind.as_str(), o.namespace.as_deref(), o.name.as_str()))
+            .collect();
+        let was_rendered =
+            |o: &Object| rendered.contains(&(o.kind.kind.as_str(), o.namespace.as_deref(), o.name.as_str()));
+        for (id, o, app) in self.each::<views::Application>() {
+            if was_rendered(o) {
+                continue;
+            }
             let Some(ns) = app.spec.destination.namespace.as_deref().filter(|n| !n.is_empty()) else {
                 continue;
             };
@@ -415,7 +446,7 @@ impl Graph {
             }
         }
         for o in &self.objects {
-            if o.kind.group == "helm.toolkit.fluxcd.io" && o.kind.kind == "HelmRelease" {
+            if o.kind.group == "helm.toolkit.fluxcd.io" && o.kind.kind == "HelmRelease" && !was_rendered(o) {
                 let target = o.value.pointer("/spec/targetNamespace").and_then(serde_json::Value::as_str);
                 if let Some(ns) = target.or(o.namespace.as_deref()) {
                     out.insert(ns.to_string());
@@ -431,6 +462,11 @@ mod query;
 mod repo;
 
 pub(crate) use repo::under;
+
+/// Whether `path` is below directory `dir` (`/`-separated; every path is below the empty directory).
+pub fn under_dir(path: &str, dir: &str) -> bool {
+    under(path, dir)
+}
 use repo::{application_dirs, AppDir};
 pub use repo::{normalize_rel_path, normalize_repo_url};
 

@@ -19,6 +19,13 @@ impl Graph {
         if self.unlisted[a.0] || self.unlisted[b.0] {
             return false;
         }
+        // Rendered objects: applied together when one build rendered both; copies that separate builds
+        // render are alternatives (overlays, clusters), and a file object beside a rendered one is loose.
+        match (&oa.source.build, &ob.source.build) {
+            (Some(x), Some(y)) => return x == y,
+            (None, None) => {}
+            _ => return false,
+        }
         fn dir(o: &Object) -> Option<&str> {
             o.source.file.as_deref().map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
         }

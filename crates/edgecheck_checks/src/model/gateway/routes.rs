@@ -134,9 +134,11 @@ impl GatewayModel {
                 Ok(Some(n)) => notes.push(n),
                 Ok(None) => {}
             }
-            if has_hosts && !hostnames.is_empty() && s.listener.hostname.is_some() {
-                let lh = s.listener.hostname.as_deref();
-                if !hostnames.iter().any(|h| gateway_intersect(lh, h).is_some()) {
+            // A placeholder (`portal.${DOMAIN}`, docs/design.md "Placeholders") is no hostname yet: not judged.
+            let lh = s.listener.hostname.as_deref();
+            if has_hosts && !hostnames.is_empty() && lh.is_some_and(|l| !edgecheck_core::placeholder::unresolved(l)) {
+                let placeholder = hostnames.iter().any(|h| edgecheck_core::placeholder::unresolved(h));
+                if !placeholder && !hostnames.iter().any(|h| gateway_intersect(lh, h).is_some()) {
                     host_miss.push(format!(
                         "listener `{}` hostname {} does not intersect route hostnames {}",
                         s.listener.name,

@@ -1,0 +1,334 @@
+//! What the controllers apply (docs/design.md "Builds"): charts rendered with the real `helm template`,
+//! overlays with the real `kustomize build` (or `kubectl kustomize`), Flux substitution, builds that
+//! cannot be rendered (LOD010) and directories no build applies (LOD011). `scripts/test.sh` installs helm
+//! and kubectl when they are missing.
+
+use crate::support::{codes, edgecheck, json, Dir};
+
+const REPO: &str = "https://github.com/acme/platform.git";
+
+/// A checkout of `REPO` (a `.git` with the remote) in a temp directory.
+fn checkout() -> Dir {
+    let d = Dir::new();
+    d.write(".git/config", format!("[remote \"origin\"]\n\turl = {REPO}\n"));
+    d.write(".git/HEAD", "ref: refs/heads/main\n");
+    d
+}
+
+/// Findings of `code` as `file:line`.
+fn at(v: &serde_json::Value, code: &str) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == code)
+        .map(|f| format!("{}:{}", f["file"].as_str().unwrap_or("-"), f["line"].as_u64().unwrap_or(0)))
+        .collect()
+}
+
+fn lint(d: &Dir, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec!["lint", ".", "--format", "json", "--no-config"];
+    args.extend_from_slice(extra);
+    let r = edgecheck(d.path(), &args);
+    assert!(r.code == 0 || r.code == 1, "exit {}: {}", r.code, r.stderr);
+    json(&r)
+}
+
+const CLASS: &str = "apiVersion: networking.k8s.io/v1\nkind: IngressClass\nmetadata: {name: nginx}\nspec: {controller: k8s.io/ingress-nginx}\n";
+
+/// A chart whose Ingress serves `.Values.host` from a Certificate for `.Values.certHost`.
+fn web_chart(d: &Dir, dir: &str) {
+    d.write(&format!("{dir}/Chart.yaml"), "apiVersion: v2\nname: web\nversion: 0.1.0\n");
+    d.write(&format!("{dir}/values.yaml"), "host: web.example.com\ncertHost: web.example.com\n");
+    d.write(
+        &format!("{dir}/templates/ingress.yaml"),
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  ingressClassName: nginx\n  tls:\n    - hosts: [{{ .Values.host | quote }}]\n      secretName: web-tls\n  rules:\n    - host: {{ .Values.host }}\n      http:\n        paths:\n          - path: /\n            pathType: Prefix\n            backend:\n              service:\n                name: {{ .Release.Name }}\n                port:\n                  number: 80\n",
+    );
+    d.write(
+        &format!("{dir}/templates/service.yaml"),
+        "apiVersion: v1\nkind: Service\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  ports:\n    - port: 80\n      targetPort: 8080\n",
+    );
+    d.write(
+        &format!("{dir}/templates/certificate.yaml"),
+        "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata:\n  name: {{ .Release.Name }}\nspec:\n  secretName: web-tls\n  dnsNames:\n    - {{ .Values.certHost }}\n  issuerRef: {name: le, kind: ClusterIssuer}\n",
+    );
+    d.write(
+        "cluster/issuer.yaml",
+        "apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\nmetadata: {name: le}\nspec: {selfSigned: {}}\n",
+    );
+    d.write("cluster/class.yaml", CLASS);
+}
+
+fn application(name: &str, source: &str) -> String {
+    format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: {name}, namespace: argocd}}\nspec:\n  project: default\n  destination: {{server: https://kubernetes.default.svc, namespace: web}}\n{source}")
+}
+
+#[test]
+fn a_chart_whose_values_set_a_host_its_certificate_does_not_cover_is_found_in_the_template() {
+    let d = checkout();
+    web_chart(&d, "charts/web");
+    d.write(
+        "argocd/web.yaml",
+        application(
+            "web",
+            &format!("  source:\n    repoURL: {REPO}\n    path: charts/web\n    helm:\n      valuesObject:\n        host: shop.example.com\n"),
+        ),
+    );
+    let v = lint(&d, &[]);
+    // The Certificate's dnsNames line in the chart template.
+    assert_eq!(at(&v, "TLS015"), vec!["charts/web/templates/certificate.yaml:7"], "{v}");
+    let objects = v["objects"].as_array().expect("objects");
+    let ingress = objects.iter().find(|o| o["kind"] == "Ingress").expect("the rendered Ingress");
+    assert_eq!(ingress["namespace"], "web", "the destination namespace: {ingress}");
+    assert_eq!(ingress["file"], "charts/web/templates/ingress.yaml");
+
+    // Near miss: the chart's own values agree.
+    let d = checkout();
+    web_chart(&d, "charts/web");
+    d.write("argocd/web.yaml", application("web", &format!("  source:\n    repoURL: {REPO}\n    path: charts/web\n")));
+    let v = lint(&d, &[]);
+    assert!(at(&v, "TLS015").is_empty(), "{v}");
+    assert!(!codes(&v).contains(&"LOD010".to_string()), "{v}");
+    // Not rendered, the chart's objects are not seen at all: one info says so.
+    let v = lint(&d, &["--render", "never"]);
+    assert!(!v["objects"].as_array().expect("objects").iter().any(|o| o["kind"] == "Ingress"), "{v}");
+    let lod010: Vec<_> = v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD010").collect();
+    assert_eq!(lod010.len(), 1, "{v}");
+    assert_eq!(lod010[0]["severity"], "info");
+}
+
+#[test]
+fn multi_source_values_and_helm_release_values_from_are_read() {
+    // Argo CD: the chart from one source, the values from `$values/...` of a `ref` source.
+    let d = checkout();
+    web_chart(&d, "charts/web");
+    d.write("envs/prod/web.yaml", "host: shop.example.com\n");
+    d.write(
+        "argocd/web.yaml",
+        application(
+            "web",
+            &format!("  sources:\n    - repoURL: {REPO}\n      path: charts/web\n      helm:\n        valueFiles: [$values/envs/prod/web.yaml]\n    - repoURL: {REPO}\n      ref: values\n"),
+        ),
+    );
+    let v = lint(&d, &[]);
+    assert_eq!(at(&v, "TLS015"), vec!["charts/web/templates/certificate.yaml:7"], "{v}");
+    // Near miss: the same values file agrees with the certificate.
+    d.write("envs/prod/web.yaml", "host: web.example.com\n");
+    assert!(at(&lint(&d, &[]), "TLS015").is_empty());
+
+    // Flux: a HelmRelease of the chart in this checkout, values from a ConfigMap.
+    let release = |cm_host: &str| {
+        let d = checkout();
+        web_chart(&d, "charts/web");
+        d.write(
+            "clusters/main/web.yaml",
+            format!("apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: web, namespace: web}}\nspec:\n  interval: 10m\n  releaseName: web\n  chart:\n    spec:\n      chart: ./charts/web\n      sourceRef: {{kind: GitRepository, name: flux-system, namespace: flux-system}}\n  valuesFrom:\n    - kind: ConfigMap\n      name: web-values\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {{name: web-values, namespace: web}}\ndata:\n  values.yaml: |\n    host: {cm_host}\n"),
+        );
+        d
+    };
+    let d = release("shop.example.com");
+    let v = lint(&d, &[]);
+    assert_eq!(at(&v, "TLS015"), vec!["charts/web/templates/certificate.yaml:7"], "{v}");
+    let d = release("web.example.com");
+    assert!(at(&lint(&d, &[]), "TLS015").is_empty());
+}
+
+const BASE_SVC: &str = "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  selector: {app: web}\n  ports:\n    - name: http\n      port: 80\n      targetPort: 8080\n";
+const BASE_DEPLOY: &str = "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\nspec:\n  selector: {matchLabels: {app: web}}\n  template:\n    metadata: {labels: {app: web}}\n    spec: {containers: [{name: web, image: nginx, ports: [{containerPort: 8080}]}]}\n";
+const BASE_INGRESS: &str = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  ingressClassName: nginx\n  rules:\n    - host: web.example.com\n      http:\n        paths:\n          - path: /\n            pathType: Prefix\n            backend:\n              service:\n                name: web\n                port:\n                  number: 80\n";
+
+fn overlay(port: u16) -> Dir {
+    let d = checkout();
+    d.write("base/kustomization.yaml", "resources: [svc.yaml, deploy.yaml, ingress.yaml]\n");
+    d.write("base/svc.yaml", BASE_SVC);
+    d.write("base/deploy.yaml", BASE_DEPLOY);
+    d.write("base/ingress.yaml", BASE_INGRESS);
+    d.write(
+        "overlays/prod/kustomization.yaml",
+        format!("namespace: prod\nresources: [../../base]\npatches:\n  - target: {{kind: Service, name: web}}\n    patch: |\n      - op: replace\n        path: /spec/ports/0/port\n        value: {port}\n"),
+    );
+    d.write("cluster/class.yaml", CLASS);
+    d
+}
+
+#[test]
+fn an_overlay_that_patches_the_service_port_away_from_the_ingress_is_found() {
+    let v = lint(&overlay(8081), &[]);
+    let bkd002 = at(&v, "BKD002");
+    assert_eq!(bkd002.len(), 1, "{v}");
+    // At the Ingress's resource file, where the port is written.
+    assert!(bkd002[0].starts_with("base/ingress.yaml:"), "{bkd002:?}");
+    let objects = v["objects"].as_array().expect("objects");
+    assert!(objects.iter().any(|o| o["kind"] == "Service" && o["namespace"] == "prod"), "{v}");
+    // Near miss: the patch keeps the port.
+    assert!(at(&lint(&overlay(80), &[]), "BKD002").is_empty());
+    // Unrendered, the base alone is fine: the fault exists only in what the cluster runs.
+    assert!(at(&lint(&overlay(8081), &["--render", "never"]), "BKD002").is_empty());
+}
+
+#[test]
+fn a_name_prefix_renames_what_kustomize_does_not_rewrite() {
+    let route = "apiVersion: traefik.io/v1alpha1\nkind: IngressRoute\nmetadata: {name: web}\nspec:\n  entryPoints: [websecure]\n  routes:\n    - match: Host(`web.example.com`)\n      kind: Rule\n      services: [{name: web, port: 80}]\n";
+    let make = |with_route: bool| {
+        let d = checkout();
+        let extra = if with_route { ", route.yaml" } else { "" };
+        d.write("app/kustomization.yaml", format!("resources: [svc.yaml, deploy.yaml, ingress.yaml{extra}]\n"));
+        d.write("app/svc.yaml", BASE_SVC);
+        d.write("app/deploy.yaml", BASE_DEPLOY);
+        d.write("app/ingress.yaml", BASE_INGRESS);
+        if with_route {
+            d.write("app/route.yaml", route);
+        }
+        d.write("cluster/class.yaml", CLASS);
+        d.write(
+            "argocd/web.yaml",
+            application(
+                "web",
+                &format!("  source:\n    repoURL: {REPO}\n    path: app\n    kustomize:\n      namePrefix: prod-\n"),
+            ),
+        );
+        d
+    };
+    // kustomize renames the Service and rewrites the Ingress's reference, not the IngressRoute's.
+    let v = lint(&make(true), &[]);
+    let names: Vec<String> = v["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .map(|o| format!("{}/{}", o["kind"].as_str().unwrap_or(""), o["name"].as_str().unwrap_or("")))
+        .collect();
+    assert!(names.contains(&"Service/prod-web".to_string()), "{names:?}");
+    let bkd001 = at(&v, "BKD001");
+    assert_eq!(bkd001.len(), 1, "only the IngressRoute's reference breaks: {v}");
+    assert!(bkd001[0].starts_with("app/route.yaml:"), "{bkd001:?}");
+    // Near miss: without the IngressRoute nothing breaks.
+    assert!(at(&lint(&make(false), &[]), "BKD001").is_empty());
+}
+
+/// A Flux tree: a Kustomization of `apps/portal` with substitution from a ConfigMap, a Gateway for
+/// `*.example.com`, and an HTTPRoute for `portal.${DOMAIN}`.
+fn flux(domain: &str) -> Dir {
+    let d = checkout();
+    d.write(
+        "clusters/main/flux-system/gotk-sync.yaml",
+        format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  interval: 1m\n  url: {REPO}\n  ref: {{branch: main}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: ./clusters/main\n  prune: true\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+    );
+    d.write("clusters/main/flux-system/kustomization.yaml", "resources: [gotk-sync.yaml]\n");
+    d.write(
+        "clusters/main/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: portal, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./apps/portal\n  prune: true\n  targetNamespace: portal\n  sourceRef: {kind: GitRepository, name: flux-system}\n  postBuild:\n    substituteFrom:\n      - kind: ConfigMap\n        name: cluster-settings\n",
+    );
+    d.write(
+        "clusters/main/settings.yaml",
+        format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cluster-settings, namespace: flux-system}}\ndata:\n  DOMAIN: {domain}\n"),
+    );
+    d.write(
+        "clusters/main/gateway.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: cilium}\nspec: {controllerName: io.cilium/gateway-controller}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: main, namespace: gateway}\nspec:\n  gatewayClassName: cilium\n  listeners:\n    - name: http\n      port: 80\n      protocol: HTTP\n      hostname: \"*.example.com\"\n      allowedRoutes: {namespaces: {from: All}}\n",
+    );
+    d.write(
+        "apps/portal/route.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: portal}\nspec:\n  parentRefs: [{name: main, namespace: gateway}]\n  hostnames: [\"portal.${DOMAIN}\"]\n  rules:\n    - backendRefs: [{name: portal, port: 80}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: portal}\nspec:\n  ports: [{port: 80, targetPort: 8080}]\n",
+    );
+    d
+}
+
+#[test]
+fn flux_substitution_decides_both_ways() {
+    // Fine only once substituted: the host is under the listener's wildcard.
+    let v = lint(&flux("example.com"), &[]);
+    assert!(at(&v, "RTE001").is_empty(), "{v}");
+    let route = v["objects"].as_array().expect("objects").iter().find(|o| o["kind"] == "HTTPRoute").cloned();
+    let route = route.expect("the rendered route");
+    assert_eq!(route["namespace"], "portal", "targetNamespace: {route}");
+    // Broken only once substituted: example.org is no host of the listener.
+    let v = lint(&flux("example.org"), &[]);
+    // At the hostnames line of the resource file.
+    assert_eq!(at(&v, "RTE001"), vec!["apps/portal/route.yaml:5"], "{v}");
+    // Unrendered, the placeholder is never judged.
+    assert!(at(&lint(&flux("example.org"), &["--render", "never"]), "RTE001").is_empty());
+}
+
+#[test]
+fn directories_no_build_applies_are_reported_once_each() {
+    let d = overlay(80);
+    d.write("old/web.yaml", BASE_SVC.replace("name: web", "name: old-web"));
+    d.write("old/more.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n");
+    let v = lint(&d, &[]);
+    let lod011: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD011").collect();
+    let dirs: Vec<&str> = lod011.iter().map(|f| f["file"].as_str().unwrap_or("")).collect();
+    // `cluster/` holds the IngressClass, `old/` two objects: one finding per directory.
+    assert_eq!(dirs, vec!["cluster", "old"], "{v}");
+    assert!(lod011[1]["message"].as_str().unwrap_or("").starts_with("2 objects"), "{v}");
+    // Near miss: the overlay includes them.
+    let d = overlay(80);
+    d.write("overlays/prod/kustomization.yaml", "namespace: prod\nresources: [../../base, ../../cluster]\n");
+    d.write("cluster/kustomization.yaml", "resources: [class.yaml]\n");
+    assert!(!codes(&lint(&d, &[])).contains(&"LOD011".to_string()));
+}
+
+#[test]
+fn a_build_that_cannot_render_says_why() {
+    // The tool is missing: one warning naming the build.
+    let d = checkout();
+    web_chart(&d, "charts/web");
+    d.write("argocd/web.yaml", application("web", &format!("  source:\n    repoURL: {REPO}\n    path: charts/web\n")));
+    let v = lint(&d, &["--helm", "/nonexistent/helm"]);
+    let f: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD010").collect();
+    assert_eq!(f.len(), 1, "{v}");
+    assert_eq!(f[0]["severity"], "warning");
+    assert!(f[0]["message"].as_str().unwrap_or("").contains("/nonexistent/helm"), "{}", f[0]);
+    assert!(f[0]["evidence"].to_string().contains("Application argocd/web"), "{}", f[0]);
+
+    // A template error: an error with helm's own message, at the Application.
+    d.write("charts/web/templates/broken.yaml", "kind: ConfigMap\nmetadata:\n  name: {{ .Values.missing.deeper }}\n");
+    let v = lint(&d, &[]);
+    let f: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD010").collect();
+    assert_eq!(f.len(), 1, "{v}");
+    assert_eq!(f[0]["severity"], "error");
+    assert_eq!(f[0]["file"], "argocd/web.yaml");
+    assert!(f[0]["message"].as_str().unwrap_or("").contains("nil pointer"), "{}", f[0]);
+
+    // A tool that hangs is killed at the deadline.
+    let hang = d.write("bin/helm", "#!/bin/sh\nsleep 30\n");
+    std::fs::set_permissions(&hang, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let started = std::time::Instant::now();
+    let v = lint(&d, &["--helm", "bin/helm", "--render-timeout", "1s"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+    assert!(v.to_string().contains("killed after 1 s"), "{v}");
+    // A remote chart is listed, not fetched.
+    let d = checkout();
+    d.write(
+        "argocd/podinfo.yaml",
+        application("podinfo", "  source:\n    repoURL: https://stefanprodan.github.io/podinfo\n    chart: podinfo\n    targetRevision: 6.5.0\n"),
+    );
+    let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--show-builds"]);
+    assert!(r.stdout.contains("Application argocd/podinfo"), "{}", r.stdout);
+    assert!(r.stdout.contains("not rendered: remote: Helm repository chart `podinfo` 6.5.0"), "{}", r.stdout);
+}
+
+#[test]
+fn no_rendered_secret_value_reaches_any_output() {
+    const PLANTED: &str = "hunter2-planted-render-secret";
+    let d = checkout();
+    d.write("charts/s/Chart.yaml", "apiVersion: v2\nname: s\nversion: 0.1.0\n");
+    d.write(
+        "charts/s/templates/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  password: {{ .Values.password }}\ndata:\n  token: {{ .Values.password | b64enc }}\n",
+    );
+    d.write("charts/s/values.yaml", format!("password: {PLANTED}\n"));
+    d.write("argocd/s.yaml", application("s", &format!("  source:\n    repoURL: {REPO}\n    path: charts/s\n")));
+    let b64 = "aHVudGVyMi1wbGFudGVkLXJlbmRlci1zZWNyZXQ=";
+    for format in ["text", "json", "sarif", "markdown", "html", "dot", "mermaid"] {
+        let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--show-builds", "--format", format]);
+        for out in [&r.stdout, &r.stderr] {
+            assert!(!out.contains(PLANTED) && !out.contains(b64), "{format} leaks the rendered value");
+        }
+    }
+    // The Secret was rendered (summarised), not skipped.
+    let v = lint(&d, &[]);
+    assert!(v["objects"].as_array().expect("o").iter().any(|o| o["kind"] == "Secret"), "{v}");
+}

@@ -1,0 +1,103 @@
+use edgecheck_core::inventory::{BuildState, NotRendered};
+use edgecheck_core::{Findings, Layer, ObjectRef, Severity};
+
+use crate::framework::{declare_check, CheckContext};
+
+declare_check! {
+    /// ## What it checks
+    /// The builds of the repository (Argo CD Applications, Flux Kustomizations and HelmReleases, plain
+    /// kustomize roots) that edgecheck could not render, so their objects were not checked as the cluster
+    /// runs them:
+    /// - a template error (`helm template` or `kustomize build` failed): an **error** per build, with the
+    ///   tool's own message — the controller fails the same way;
+    /// - a tool that is not installed, or a remote chart or resource (not fetched, not vendored): one
+    ///   **warning** per reason, naming every build it stops;
+    /// - a source that is not in the linted checkouts, a value source the inputs do not hold, a kustomize
+    ///   plugin: one **info** per reason;
+    /// - `--render never`: one **info** in all.
+    ///
+    /// ## Why it matters
+    /// What a build renders is what the cluster runs: an Ingress a chart template writes is invisible to a
+    /// lint of the chart's files. A build that is not rendered leaves its namespace unchecked (objects
+    /// missing there are not reported, as they may be among its output).
+    ///
+    /// ## Example
+    /// `helm template` fails with `template: web/templates/ingress.yaml:12: unexpected EOF`.
+    ///
+    /// ## How to fix
+    /// Fix the template error; install the tool (or give `--helm`/`--kustomize`); vendor the chart's
+    /// dependencies (`helm dependency build`) or pass `--fetch`.
+    pub(crate) struct BuildNotRendered {
+        code: "LOD010", name: "build-not-rendered", layer: Layer::Input, severity: Severity::Warning,
+        also: [Severity::Error, Severity::Info],
+    }
+}
+
+/// The most builds a grouped finding names in its evidence.
+const NAMED: usize = 20;
+
+impl BuildNotRendered {
+    fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        let mut groups: std::collections::BTreeMap<(u8, String), Vec<&edgecheck_core::inventory::BuildRecord>> =
+            Default::default();
+        for r in &cx.graph.rendered {
+            let BuildState::NotRendered(why) = &r.state else { continue };
+            let object = r.origin.clone().unwrap_or_else(|| file_ref(r.file.as_deref().unwrap_or(&r.path)));
+            match why {
+                NotRendered::Failed(m) => {
+                    out.about(object, r.file.clone(), r.line)
+                        .severity(Severity::Error)
+                        .message(format!("{} ({} {}) does not render: {m}", r.name, r.kind, r.path))
+                        .evidence(format!("tool: {}", r.tool.as_deref().unwrap_or(&r.kind)))
+                        .fix("fix the template or kustomization; the controller fails on it the same way")
+                        .emit();
+                }
+                NotRendered::Disabled => {
+                    groups.entry((3, "rendering is off (--render never)".into())).or_default().push(r)
+                }
+                NotRendered::ToolMissing(t) => {
+                    groups.entry((0, format!("`{t}` is not installed"))).or_default().push(r)
+                }
+                NotRendered::Remote(_) => groups.entry((1, "remote charts or resources".into())).or_default().push(r),
+                NotRendered::Other(_) => groups.entry((2, "not in the linted checkouts".into())).or_default().push(r),
+            }
+        }
+        for ((class, what), records) in groups {
+            let n = records.len();
+            let first = records[0];
+            let (severity, fix) = match class {
+                0 => (Severity::Warning, "install it (helm 3, kustomize v5 or kubectl), or give its path with --helm / --kustomize"),
+                1 => (Severity::Warning, "vendor the charts (`helm dependency build`, a charts/ directory) or pass --fetch to let helm pull them"),
+                3 => (Severity::Info, "run with --render auto to check what the builds render"),
+                _ => (Severity::Info, "lint the repository that holds the source too, or set repo-urls in .edgecheck.toml"),
+            };
+            let mut f = out
+                .about(
+                    first.origin.clone().unwrap_or_else(|| file_ref(first.file.as_deref().unwrap_or(&first.path))),
+                    first.file.clone(),
+                    first.line,
+                )
+                .severity(severity)
+                .message(format!(
+                    "{n} build{} not rendered: {what}; {} objects are not checked",
+                    if n == 1 { "" } else { "s" },
+                    if n == 1 { "its" } else { "their" }
+                ));
+            for r in records.iter().take(NAMED) {
+                let why = match &r.state {
+                    BuildState::NotRendered(w) => w.reason(),
+                    _ => String::new(),
+                };
+                f = f.evidence(format!("{} ({}): {why}", r.name, r.path));
+            }
+            if n > NAMED {
+                f = f.evidence(format!("... and {} more (lint --show-builds lists them)", n - NAMED));
+            }
+            f.fix(fix).emit();
+        }
+    }
+}
+
+fn file_ref(path: &str) -> ObjectRef {
+    ObjectRef { api_version: None, kind: "File".into(), namespace: None, name: path.to_string() }
+}

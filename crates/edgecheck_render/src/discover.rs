@@ -1,0 +1,625 @@
+//! Finding the builds, the way the controllers do: Argo CD Applications (and each of `spec.sources`) whose
+//! `repoURL` is a linted checkout, Flux `Kustomization`s and `HelmRelease`s whose source is one, and plain
+//! kustomize roots no other build includes. Paths are in the space of `Source::file` (as the user sees
+//! them); the tools are run on those paths.
+
+use std::collections::BTreeMap;
+
+use edgecheck_core::graph::{normalize_rel_path, normalize_repo_url};
+use edgecheck_core::inventory::NotRendered;
+use edgecheck_core::namespaces::join_path;
+use edgecheck_core::{Object, ObjectRef, RepoInfo};
+use serde_json::Value;
+
+use crate::envsubst::Vars;
+
+/// One build to render.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Spec {
+    /// As `--show-builds` names it.
+    pub name: String,
+    /// The object that declares it.
+    pub origin: Option<ObjectRef>,
+    /// Where that object is.
+    pub file: Option<String>,
+    /// Its line.
+    pub line: Option<u32>,
+    /// The cluster it targets (Argo CD `destination.name`/`server`), when it says.
+    pub cluster: Option<String>,
+    /// The namespace its namespaced objects get when they name none.
+    pub namespace: Option<String>,
+    /// What to run (several for a multi-source Application).
+    pub parts: Vec<How>,
+    /// Flux `postBuild` substitution over the output.
+    pub substitute: Option<Vars>,
+}
+
+impl Spec {
+    /// The key two discoveries of one build share: everything that decides its output.
+    pub fn key(&self) -> String {
+        format!(
+            "{:?}|{:?}|{:?}|{:?}",
+            self.parts,
+            self.namespace,
+            self.substitute.as_ref().map(|v| &v.values),
+            self.name
+        )
+    }
+}
+
+/// How one part of a build is made.
+#[derive(Debug, Clone, PartialEq)]
+pub enum How {
+    /// `kustomize build` of a directory with a kustomization, with the controller's own settings on top.
+    Kustomize { dir: String, overlay: Overlay },
+    /// A directory without a kustomization that Flux builds: the kustomization Flux generates.
+    FluxGenerated { dir: String, overlay: Overlay },
+    /// `helm template` of a chart directory.
+    Helm(Box<HelmSpec>),
+    /// The files of a directory as they are (Argo CD's directory source).
+    Directory { dir: String, recurse: bool, include: Vec<String>, exclude: Vec<String> },
+    /// Cannot be rendered.
+    No { what: String, why: NotRendered },
+}
+
+/// What a controller sets on top of a kustomization (Argo CD `source.kustomize`, Flux `Kustomization`).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overlay {
+    pub name_prefix: Option<String>,
+    pub name_suffix: Option<String>,
+    pub namespace: Option<String>,
+    pub images: Vec<Value>,
+    pub common_labels: Option<Value>,
+    pub common_annotations: Option<Value>,
+    pub patches: Vec<Value>,
+    pub components: Vec<String>,
+}
+
+impl Overlay {
+    /// Whether nothing is set: the directory is built as it is.
+    pub fn is_empty(&self) -> bool {
+        *self == Overlay::default()
+    }
+}
+
+/// A `helm template` run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HelmSpec {
+    pub chart: String,
+    pub release: String,
+    pub namespace: Option<String>,
+    /// Values files, in order (paths as the user sees them).
+    pub value_files: Vec<String>,
+    /// Inline values, in order after the files (Argo CD `values`/`valuesObject`, Flux `valuesFrom` and
+    /// `values`).
+    pub values: Vec<Value>,
+    /// `--set`/`--set-string` (`true`) parameters.
+    pub set: Vec<(String, String, bool)>,
+    /// `--set-file` parameters.
+    pub set_file: Vec<(String, String)>,
+    pub skip_crds: bool,
+    /// Value files that do not exist are left out (Argo CD `ignoreMissingValueFiles`).
+    pub ignore_missing: bool,
+}
+
+/// What discovery reads: the objects of the current pass and the checkouts.
+pub struct World<'a> {
+    pub objects: Vec<&'a Object>,
+    pub repos: &'a [RepoInfo],
+    /// How each checkout's root is spelled in `Source::file` (`examples/shop/`, `` for the current
+    /// directory).
+    pub prefixes: &'a [Option<String>],
+}
+
+impl World<'_> {
+    fn find(&self, group: &str, kind: &str, ns: Option<&str>, name: &str) -> Option<&Object> {
+        self.objects.iter().copied().find(|o| {
+            o.kind.group == group
+                && o.kind.kind == kind
+                && o.name == name
+                && (ns.is_none() || o.namespace.as_deref() == ns || o.namespace.is_none())
+        })
+    }
+
+    /// The checkout whose remotes include `url`.
+    fn repo_of_url(&self, url: &str) -> Option<usize> {
+        let u = normalize_repo_url(url);
+        self.repos.iter().position(|r| r.remotes.iter().any(|rem| normalize_repo_url(rem) == u))
+    }
+
+    /// `rel` (repository-relative) in checkout `repo`, spelled as files are.
+    fn in_repo(&self, repo: usize, rel: &str) -> Option<String> {
+        let prefix = self.prefixes.get(repo)?.as_deref()?;
+        let rel = normalize_rel_path(rel);
+        Some(join_path(prefix.trim_end_matches('/'), &rel))
+    }
+
+    /// Whether a directory (as files are spelled) exists.
+    fn is_dir(p: &str) -> bool {
+        std::path::Path::new(if p.is_empty() { "." } else { p }).is_dir()
+    }
+}
+
+const ARGO: &str = "argoproj.io";
+const FLUX_KUSTOMIZE: &str = "kustomize.toolkit.fluxcd.io";
+const FLUX_HELM: &str = "helm.toolkit.fluxcd.io";
+const FLUX_SOURCE: &str = "source.toolkit.fluxcd.io";
+
+fn s<'v>(v: &'v Value, ptr: &str) -> Option<&'v str> {
+    v.pointer(ptr).and_then(Value::as_str).filter(|s| !s.is_empty())
+}
+
+fn label(o: &Object) -> String {
+    match &o.namespace {
+        Some(ns) => format!("{} {ns}/{}", o.kind.kind, o.name),
+        None => format!("{} {}", o.kind.kind, o.name),
+    }
+}
+
+/// The controller builds among the world's objects.
+pub fn controllers(world: &World<'_>) -> Vec<Spec> {
+    let mut out = Vec::new();
+    for o in &world.objects {
+        // A cluster's (or a dump's) controller objects are already applied: their output is in the inventory.
+        if o.is_live() || o.source.file.is_none() {
+            continue;
+        }
+        let spec = match (o.kind.group.as_str(), o.kind.kind.as_str()) {
+            (ARGO, "Application") => application(world, o),
+            (FLUX_KUSTOMIZE, "Kustomization") => flux_kustomization(world, o),
+            (FLUX_HELM, "HelmRelease") => helm_release(world, o),
+            _ => None,
+        };
+        out.extend(spec);
+    }
+    out
+}
+
+fn base_spec(o: &Object) -> Spec {
+    Spec {
+        name: label(o),
+        origin: Some(o.to_ref()),
+        file: o.source.file.clone(),
+        line: o.source.line,
+        cluster: None,
+        namespace: None,
+        parts: Vec::new(),
+        substitute: None,
+    }
+}
+
+/// An Argo CD Application: each source in a linted checkout becomes a part; a source elsewhere (a Helm
+/// repository chart, another repository) cannot be rendered.
+fn application(world: &World<'_>, o: &Object) -> Option<Spec> {
+    let spec = o.value.get("spec")?;
+    let mut sources: Vec<&Value> = Vec::new();
+    if let Some(src) = spec.get("source") {
+        sources.push(src);
+    }
+    if let Some(Value::Array(a)) = spec.get("sources") {
+        sources.extend(a.iter());
+    }
+    if sources.is_empty() {
+        return None;
+    }
+    let mut b = base_spec(o);
+    b.namespace = s(spec, "/destination/namespace").map(str::to_string);
+    b.cluster = s(spec, "/destination/name").map(str::to_string).or_else(|| {
+        s(spec, "/destination/server").filter(|u| *u != "https://kubernetes.default.svc").map(str::to_string)
+    });
+    // `ref` sources: `$name/...` value files read from that source's checkout.
+    let refs: BTreeMap<&str, Option<usize>> = sources
+        .iter()
+        .filter_map(|src| Some((s(src, "/ref")?, s(src, "/repoURL").and_then(|u| world.repo_of_url(u)))))
+        .collect();
+    for src in sources {
+        let url = s(src, "/repoURL").unwrap_or("");
+        if let Some(chart) = s(src, "/chart") {
+            let version = s(src, "/targetRevision").unwrap_or("latest");
+            b.parts.push(How::No {
+                what: format!("chart {chart} {version} from {}", edgecheck_core::redact::credentials(url)),
+                why: NotRendered::Remote(format!(
+                    "Helm repository chart `{chart}` {version} (pass --fetch to let helm pull it)"
+                )),
+            });
+            continue;
+        }
+        let Some(path) = src.get("path").and_then(Value::as_str) else {
+            continue; // a `ref` source: values only
+        };
+        let Some(repo) = world.repo_of_url(url) else {
+            // Another repository: nothing here to render. It is not a fault of this checkout.
+            b.parts.push(How::No {
+                what: format!("{} path {path}", edgecheck_core::redact::credentials(url)),
+                why: NotRendered::Other("the source is another repository (not a linted checkout)".into()),
+            });
+            continue;
+        };
+        let Some(dir) = world.in_repo(repo, path) else { continue };
+        b.parts.extend(source_part(world, o, src, &dir, b.namespace.as_deref(), &refs));
+    }
+    (!b.parts.is_empty()).then_some(b)
+}
+
+fn kustomization_file(dir: &str) -> bool {
+    ["kustomization.yaml", "kustomization.yml", "Kustomization"].iter().any(|f| {
+        std::path::Path::new(&join_path(dir, f)).is_file() || (dir.is_empty() && std::path::Path::new(f).is_file())
+    })
+}
+
+fn chart_file(dir: &str) -> bool {
+    std::path::Path::new(&join_path(dir, "Chart.yaml")).is_file()
+        || (dir.is_empty() && std::path::Path::new("Chart.yaml").is_file())
+}
+
+/// One Application source in a checkout: kustomize, Helm or a directory, as the repo-server decides.
+fn source_part(
+    world: &World<'_>,
+    app: &Object,
+    src: &Value,
+    dir: &str,
+    namespace: Option<&str>,
+    refs: &BTreeMap<&str, Option<usize>>,
+) -> Option<How> {
+    if !World::is_dir(dir) {
+        // GIT001 reports the missing path; there is nothing to build.
+        return None;
+    }
+    if kustomization_file(dir) {
+        let k = src.get("kustomize").unwrap_or(&Value::Null);
+        let overlay = Overlay {
+            name_prefix: s(k, "/namePrefix").map(str::to_string),
+            name_suffix: s(k, "/nameSuffix").map(str::to_string),
+            namespace: s(k, "/namespace").map(str::to_string),
+            images: k.get("images").and_then(Value::as_array).cloned().unwrap_or_default(),
+            common_labels: k.get("commonLabels").cloned(),
+            common_annotations: k.get("commonAnnotations").cloned(),
+            patches: k.get("patches").and_then(Value::as_array).cloned().unwrap_or_default(),
+            components: k
+                .get("components")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .map(|c| join_path(dir, c))
+                .collect(),
+        };
+        return Some(How::Kustomize { dir: dir.to_string(), overlay });
+    }
+    if chart_file(dir) {
+        let h = src.get("helm").unwrap_or(&Value::Null);
+        let mut value_files = Vec::new();
+        for f in h.get("valueFiles").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+            // `$ref/path`: from the checkout of the source with that `ref`.
+            if let Some(rest) = f.strip_prefix('$') {
+                let (name, rel) = rest.split_once('/').unwrap_or((rest, ""));
+                match refs.get(name) {
+                    Some(Some(repo)) => value_files.extend(world.in_repo(*repo, rel)),
+                    _ => {
+                        return Some(How::No {
+                            what: format!("values {f}"),
+                            why: NotRendered::Other(format!(
+                                "value file `{f}` is in a source that is not a linted checkout"
+                            )),
+                        })
+                    }
+                }
+            } else if f.contains("://") {
+                return Some(How::No {
+                    what: format!("values {}", edgecheck_core::redact::credentials(f)),
+                    why: NotRendered::Remote(format!("value file `{}`", edgecheck_core::redact::credentials(f))),
+                });
+            } else {
+                value_files.push(join_path(dir, f));
+            }
+        }
+        let mut values = Vec::new();
+        if let Some(Value::String(text)) = h.get("values") {
+            match edgecheck_load::yaml::parse_single(text) {
+                Ok(Some(d)) => values.push(d.value),
+                Ok(None) => {}
+                Err(e) => {
+                    return Some(How::No {
+                        what: dir.to_string(),
+                        why: NotRendered::Failed(format!("spec.source.helm.values is not YAML: {}", e.message)),
+                    })
+                }
+            }
+        }
+        if let Some(v) = h.get("valuesObject").filter(|v| v.is_object()) {
+            values.push(v.clone());
+        }
+        let mut set = Vec::new();
+        for p in h.get("parameters").and_then(Value::as_array).into_iter().flatten() {
+            if let (Some(n), Some(v)) = (s(p, "/name"), p.get("value")) {
+                let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+                set.push((n.to_string(), v, p.get("forceString").and_then(Value::as_bool).unwrap_or(false)));
+            }
+        }
+        let set_file = h
+            .get("fileParameters")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|p| Some((s(p, "/name")?.to_string(), join_path(dir, s(p, "/path")?))))
+            .collect();
+        return Some(How::Helm(Box::new(HelmSpec {
+            chart: dir.to_string(),
+            release: s(h, "/releaseName").unwrap_or(&app.name).to_string(),
+            namespace: namespace.map(str::to_string),
+            value_files,
+            values,
+            set,
+            set_file,
+            skip_crds: h.get("skipCrds").and_then(Value::as_bool).unwrap_or(false),
+            ignore_missing: h.get("ignoreMissingValueFiles").and_then(Value::as_bool).unwrap_or(false),
+        })));
+    }
+    let d = src.get("directory").unwrap_or(&Value::Null);
+    let globs = |key: &str| -> Vec<String> {
+        let raw = s(d, &format!("/{key}")).unwrap_or("");
+        let raw = raw.trim().trim_start_matches('{').trim_end_matches('}');
+        raw.split(',').map(str::trim).filter(|g| !g.is_empty()).map(str::to_string).collect()
+    };
+    Some(How::Directory {
+        dir: dir.to_string(),
+        recurse: d.get("recurse").and_then(Value::as_bool).unwrap_or(false),
+        include: globs("include"),
+        exclude: globs("exclude"),
+    })
+}
+
+/// A part that cannot be built: what and why.
+pub struct Refused {
+    what: String,
+    why: NotRendered,
+}
+
+impl From<Refused> for How {
+    fn from(r: Refused) -> How {
+        How::No { what: r.what, why: r.why }
+    }
+}
+
+/// The checkout a Flux object's `sourceRef` names: a GitRepository in the inputs whose URL is a linted
+/// checkout; one not in the inputs (the `flux-system` source bootstrap creates) is the checkout the object
+/// itself is in. `Err` says why not.
+fn flux_source(world: &World<'_>, o: &Object, source_ref: Option<&Value>) -> Result<Option<usize>, Refused> {
+    let kind = source_ref.and_then(|r| s(r, "/kind")).unwrap_or("GitRepository");
+    let name = source_ref.and_then(|r| s(r, "/name")).unwrap_or("");
+    let ns = source_ref.and_then(|r| s(r, "/namespace")).or(o.namespace.as_deref());
+    if kind != "GitRepository" {
+        return Err(Refused {
+            what: format!("{kind} {name}"),
+            why: NotRendered::Remote(format!("the source is a {kind} (`{name}`), not a linted checkout")),
+        });
+    }
+    match world.find(FLUX_SOURCE, "GitRepository", ns, name) {
+        Some(g) => match s(&g.value, "/spec/url") {
+            Some(url) => match world.repo_of_url(url) {
+                Some(r) => Ok(Some(r)),
+                // A checkout without remotes (a snapshot) may still be this one: resolved by the
+                // object's own checkout below when that is the only one.
+                None if world.repos.iter().all(|r| r.remotes.is_empty()) => {
+                    Ok(o.source.repo_path.as_ref().map(|(r, _)| *r))
+                }
+                None => Err(Refused {
+                    what: format!("GitRepository {name}"),
+                    why: NotRendered::Other(format!(
+                        "the source GitRepository `{name}` ({}) is another repository (not a linted checkout)",
+                        edgecheck_core::redact::credentials(url)
+                    )),
+                }),
+            },
+            None => Ok(o.source.repo_path.as_ref().map(|(r, _)| *r)),
+        },
+        None => Ok(o.source.repo_path.as_ref().map(|(r, _)| *r)),
+    }
+}
+
+/// Where a repository-relative path is when the checkout is not known: below the nearest ancestor of the
+/// object's file where that path is a directory.
+fn near(o: &Object, rel: &str) -> Option<String> {
+    let file = o.source.file.as_deref()?;
+    let mut d = file.rsplit_once('/').map_or("", |(d, _)| d);
+    loop {
+        let c = join_path(d, &normalize_rel_path(rel));
+        if World::is_dir(&c) && (d.is_empty() || !c.is_empty()) {
+            return Some(c);
+        }
+        if d.is_empty() || d == "/" {
+            return None;
+        }
+        d = d.rsplit_once('/').map_or("", |(d, _)| d);
+    }
+}
+
+/// A Flux path in its source's checkout, and how to resolve other paths of that source.
+fn flux_dir(world: &World<'_>, o: &Object, source_ref: Option<&Value>, path: &str) -> Result<String, Refused> {
+    let repo = flux_source(world, o, source_ref)?;
+    match flux_path(world, o, repo, path) {
+        Some(d) if World::is_dir(&d) => Ok(d),
+        _ => Err(Refused {
+            what: path.to_string(),
+            why: NotRendered::Other(format!("`{path}` is not a directory of the linted checkout")),
+        }),
+    }
+}
+
+fn flux_path(world: &World<'_>, o: &Object, repo: Option<usize>, path: &str) -> Option<String> {
+    match repo {
+        Some(r) => world.in_repo(r, path),
+        None => near(o, path),
+    }
+}
+
+/// A Flux Kustomization: `spec.path` built with its `targetNamespace`, `namePrefix`/`nameSuffix`, `images`,
+/// `patches`, `components`, `commonMetadata`; then `postBuild` substitution.
+fn flux_kustomization(world: &World<'_>, o: &Object) -> Option<Spec> {
+    let spec = o.value.get("spec")?;
+    let mut b = base_spec(o);
+    let path = s(spec, "/path").unwrap_or("./");
+    let dir = match flux_dir(world, o, spec.get("sourceRef"), path) {
+        Ok(d) => d,
+        Err(no) => {
+            b.parts.push(no.into());
+            return Some(b);
+        }
+    };
+    let overlay = Overlay {
+        name_prefix: s(spec, "/namePrefix").map(str::to_string),
+        name_suffix: s(spec, "/nameSuffix").map(str::to_string),
+        namespace: s(spec, "/targetNamespace").map(str::to_string),
+        images: spec.get("images").and_then(Value::as_array).cloned().unwrap_or_default(),
+        common_labels: spec.pointer("/commonMetadata/labels").cloned(),
+        common_annotations: spec.pointer("/commonMetadata/annotations").cloned(),
+        patches: spec.get("patches").and_then(Value::as_array).cloned().unwrap_or_default(),
+        components: spec
+            .get("components")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .map(|c| join_path(&dir, c))
+            .collect(),
+    };
+    b.namespace = overlay.namespace.clone();
+    b.parts.push(if kustomization_file(&dir) {
+        How::Kustomize { dir, overlay }
+    } else {
+        How::FluxGenerated { dir, overlay }
+    });
+    if let Some(post) = spec.get("postBuild") {
+        b.substitute = Some(flux_vars(world, o, post));
+    }
+    Some(b)
+}
+
+/// `postBuild.substitute` over `substituteFrom` ConfigMaps of the inputs; a Secret source (or a source the
+/// inputs do not hold) leaves its variables unknown.
+fn flux_vars(world: &World<'_>, o: &Object, post: &Value) -> Vars {
+    let mut vars = Vars::default();
+    for from in post.get("substituteFrom").and_then(Value::as_array).into_iter().flatten() {
+        let kind = s(from, "/kind").unwrap_or("ConfigMap");
+        let name = s(from, "/name").unwrap_or("");
+        let found = if kind == "ConfigMap" { world.find("", "ConfigMap", o.namespace.as_deref(), name) } else { None };
+        match found.and_then(|c| c.value.get("data")).and_then(Value::as_object) {
+            Some(data) => {
+                for (k, v) in data {
+                    if let Some(v) = v.as_str() {
+                        vars.values.insert(k.clone(), v.to_string());
+                    }
+                }
+            }
+            None => vars.incomplete = true,
+        }
+    }
+    // Inline values win over those from sources.
+    for (k, v) in post.get("substitute").and_then(Value::as_object).into_iter().flatten() {
+        let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+        vars.values.insert(k.clone(), v);
+    }
+    vars
+}
+
+/// A Flux HelmRelease of a chart in a linted checkout (`chart.spec.sourceRef` a GitRepository):
+/// `valuesFrom` ConfigMaps of the inputs, then `values`. Charts of Helm and OCI repositories are remote.
+fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
+    let spec = o.value.get("spec")?;
+    let mut b = base_spec(o);
+    let target = s(spec, "/targetNamespace");
+    b.namespace = target.map(str::to_string).or_else(|| o.namespace.clone());
+    if let Some(r) = spec.get("chartRef") {
+        let kind = s(r, "/kind").unwrap_or("OCIRepository");
+        let name = s(r, "/name").unwrap_or("");
+        b.parts.push(How::No {
+            what: format!("{kind} {name}"),
+            why: NotRendered::Remote(format!("chart from {kind} `{name}` (pass --fetch to let helm pull it)")),
+        });
+        return Some(b);
+    }
+    let chart_spec = spec.pointer("/chart/spec")?;
+    let chart = s(chart_spec, "/chart").unwrap_or("");
+    let source_ref = chart_spec.get("sourceRef");
+    let kind = source_ref.and_then(|r| s(r, "/kind")).unwrap_or("HelmRepository");
+    if kind != "GitRepository" {
+        let version = s(chart_spec, "/version").unwrap_or("latest");
+        let repo = source_ref.and_then(|r| s(r, "/name")).unwrap_or("");
+        b.parts.push(How::No {
+            what: format!("chart {chart} {version} from {kind} {repo}"),
+            why: NotRendered::Remote(format!(
+                "chart `{chart}` {version} from {kind} `{repo}` (pass --fetch to let helm pull it)"
+            )),
+        });
+        return Some(b);
+    }
+    let dir = match flux_dir(world, o, source_ref, chart) {
+        Ok(d) => d,
+        Err(no) => {
+            b.parts.push(no.into());
+            return Some(b);
+        }
+    };
+    let mut values = Vec::new();
+    let mut set = Vec::new();
+    for from in spec.get("valuesFrom").and_then(Value::as_array).into_iter().flatten() {
+        let kind = s(from, "/kind").unwrap_or("ConfigMap");
+        let name = s(from, "/name").unwrap_or("");
+        let key = s(from, "/valuesKey").unwrap_or("values.yaml");
+        let optional = from.get("optional").and_then(Value::as_bool).unwrap_or(false);
+        let found = (kind == "ConfigMap")
+            .then(|| world.find("", "ConfigMap", o.namespace.as_deref(), name))
+            .flatten()
+            .and_then(|c| c.value.pointer(&format!("/data/{}", key.replace('~', "~0").replace('/', "~1"))))
+            .and_then(Value::as_str);
+        let Some(text) = found else {
+            if optional || kind != "ConfigMap" {
+                continue; // a Secret's values are never read
+            }
+            b.parts.push(How::No {
+                what: dir.clone(),
+                why: NotRendered::Other(format!("valuesFrom ConfigMap `{name}` key `{key}` is not in the inputs")),
+            });
+            return Some(b);
+        };
+        match s(from, "/targetPath") {
+            Some(path) => set.push((path.to_string(), text.to_string(), false)),
+            None => match edgecheck_load::yaml::parse_single(text) {
+                Ok(Some(d)) => values.push(d.value),
+                Ok(None) => {}
+                Err(e) => {
+                    b.parts.push(How::No {
+                        what: dir.clone(),
+                        why: NotRendered::Failed(format!("valuesFrom ConfigMap `{name}` is not YAML: {}", e.message)),
+                    });
+                    return Some(b);
+                }
+            },
+        }
+    }
+    if let Some(v) = spec.get("values").filter(|v| v.is_object()) {
+        values.push(v.clone());
+    }
+    let release = s(spec, "/releaseName")
+        .map(str::to_string)
+        .unwrap_or_else(|| target.map_or_else(|| o.name.clone(), |t| format!("{t}-{}", o.name)));
+    b.parts.push(How::Helm(Box::new(HelmSpec {
+        chart: dir,
+        release,
+        namespace: b.namespace.clone(),
+        value_files: chart_spec
+            .get("valuesFiles")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .filter_map(|f| flux_path(world, o, flux_source(world, o, source_ref).ok().flatten(), f))
+            .collect(),
+        values,
+        set,
+        set_file: Vec::new(),
+        skip_crds: s(spec, "/install/crds") == Some("Skip"),
+        ignore_missing: false,
+    })));
+    Some(b)
+}

@@ -1,0 +1,506 @@
+//! What each controller will apply (docs/design.md "Builds"): the builds of a loaded repository found
+//! the way Argo CD and Flux find them, rendered with the user's own `helm` and `kustomize`, and the
+//! inventory rebuilt from what they render. Files a rendered build includes are replaced by its output;
+//! builds that render controllers are expanded in turn (app of apps) up to a depth limit; what no build
+//! applies is loose. Nothing here reaches the network or runs plugins, and every tool runs under a
+//! deadline and an output bound.
+
+mod discover;
+pub mod envsubst;
+mod map;
+mod render;
+pub mod run;
+pub mod tools;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use edgecheck_core::graph::under_dir;
+use edgecheck_core::inventory::{BuildRecord, BuildState, NotRendered};
+use edgecheck_core::{Build, Inventory, LoadProblem, LoadProblemKind, Object};
+use rayon::prelude::*;
+
+use discover::{How, Spec, World};
+
+/// Whether to render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Mode {
+    /// Render what the tools on this machine can render.
+    #[default]
+    Auto,
+    /// Render nothing; list the builds.
+    Never,
+}
+
+/// How to render.
+#[derive(Debug, Clone)]
+pub struct RenderOptions {
+    pub mode: Mode,
+    /// `--helm`: the helm binary (else `PATH`).
+    pub helm: Option<PathBuf>,
+    /// `--kustomize`: the kustomize (or kubectl) binary (else `PATH`).
+    pub kustomize: Option<PathBuf>,
+    /// `--api-versions` passed to helm besides the CRDs' of the inputs.
+    pub api_versions: Vec<String>,
+    /// `--kube-version` passed to helm.
+    pub kube_version: Option<String>,
+    /// The deadline of one tool run.
+    pub timeout: Duration,
+    /// The most one tool run may print.
+    pub max_output: u64,
+    /// Rounds of expansion (app of apps) before giving up.
+    pub max_depth: usize,
+}
+
+impl Default for RenderOptions {
+    fn default() -> Self {
+        RenderOptions {
+            mode: Mode::Auto,
+            helm: None,
+            kustomize: None,
+            api_versions: Vec::new(),
+            kube_version: None,
+            timeout: Duration::from_secs(60),
+            max_output: 64 << 20,
+            max_depth: 8,
+        }
+    }
+}
+
+/// What one part of a build produced.
+struct PartResult {
+    objects: Vec<Object>,
+    problems: Vec<LoadProblem>,
+    /// Files whose objects the part replaces (rendered) or applies as they are (directory).
+    replaced: HashSet<String>,
+    applied: HashSet<String>,
+    /// Objects it rendered or applies.
+    count: usize,
+    state: Result<Option<String>, NotRendered>,
+}
+
+struct Outcome {
+    parts: Vec<PartResult>,
+}
+
+impl Outcome {
+    fn objects(&self) -> impl Iterator<Item = &Object> {
+        self.parts.iter().flat_map(|p| p.objects.iter())
+    }
+}
+
+/// Renders the builds of `inv` and returns the inventory of what they apply. An inventory without
+/// builds comes back as it was.
+pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
+    let files: Vec<Object> = std::mem::take(&mut inv.objects);
+    let prefixes = prefixes(&files, &inv);
+    let object_files: HashSet<String> = files.iter().filter_map(|o| o.source.file.clone()).collect();
+    let kustomizations: HashMap<&str, &Build> =
+        inv.builds.iter().filter(|b| !b.flux).map(|b| (b.dir.as_str(), b)).collect();
+    let included: HashSet<&str> = inv.builds.iter().flat_map(|b| b.dirs.iter().map(String::as_str)).collect();
+    let helm = if opts.mode == Mode::Auto { tools::helm(opts.helm.as_deref()) } else { Err(String::new()) };
+    let kustomize =
+        if opts.mode == Mode::Auto { tools::kustomize(opts.kustomize.as_deref()) } else { Err(String::new()) };
+    let mut api_versions = opts.api_versions.clone();
+    api_versions.extend(render::crd_api_versions(&files.iter().collect::<Vec<_>>()));
+    let ctx = render::Ctx {
+        opts,
+        helm: &helm,
+        kustomize: &kustomize,
+        kustomizations,
+        object_files: &object_files,
+        api_versions,
+    };
+
+    let mut outcomes: HashMap<String, Outcome> = HashMap::new();
+    let mut specs: Vec<Spec> = Vec::new();
+    for _ in 0..opts.max_depth.max(1) {
+        let found = {
+            let world = World { objects: current(&files, &specs, &outcomes), repos: &inv.repos, prefixes: &prefixes };
+            let mut found = discover::controllers(&world);
+            found.extend(plain_roots(&inv.builds, &included, &found, &ctx));
+            dedupe(found)
+        };
+        let same = found.len() == specs.len() && found.iter().zip(&specs).all(|(a, b)| a.key() == b.key());
+        if same {
+            break;
+        }
+        if opts.mode == Mode::Auto {
+            let new: Vec<&Spec> = found.iter().filter(|s| !outcomes.contains_key(&s.key())).collect();
+            let rendered: Vec<(String, Outcome)> =
+                new.par_iter().map(|s| (s.key(), render_spec(&ctx, s, &files))).collect();
+            outcomes.extend(rendered);
+        }
+        specs = found;
+        if opts.mode == Mode::Never {
+            break;
+        }
+    }
+
+    // The inventory: what the builds rendered, then the files they do not replace.
+    let mut replaced: HashSet<&str> = HashSet::new();
+    let mut applied: HashSet<&str> = HashSet::new();
+    let mut in_failed: Vec<&str> = Vec::new();
+    let mut records = Vec::new();
+    let mut objects: Vec<Object> = Vec::new();
+    let mut problems: Vec<LoadProblem> = Vec::new();
+    let mut taken: HashSet<String> = HashSet::new();
+    for s in &specs {
+        let outcome = outcomes.get(&s.key());
+        records.push(record(s, outcome, opts.mode));
+        let Some(o) = outcome else {
+            in_failed.extend(s.parts.iter().filter_map(part_dir));
+            continue;
+        };
+        for (p, how) in o.parts.iter().zip(&s.parts) {
+            if p.state.is_err() {
+                in_failed.extend(part_dir(how));
+            }
+            replaced.extend(p.replaced.iter().map(String::as_str));
+            applied.extend(p.applied.iter().map(String::as_str));
+        }
+        if taken.insert(s.key()) {
+            objects.extend(o.objects().cloned());
+            problems.extend(o.parts.iter().flat_map(|p| p.problems.iter().cloned()));
+        }
+    }
+    let rendered_ids: HashSet<(String, String, Option<String>)> =
+        objects.iter().map(|o| (o.kind.kind.clone(), o.name.clone(), o.namespace.clone())).collect();
+    let rendered_names: HashSet<(String, String)> =
+        objects.iter().map(|o| (o.kind.kind.clone(), o.name.clone())).collect();
+    let has_builds = !specs.is_empty();
+    let mut loose: BTreeMap<String, usize> = BTreeMap::new();
+    let mut kept = Vec::with_capacity(files.len());
+    for o in files {
+        let f = o.source.file.as_deref().unwrap_or("");
+        if replaced.contains(f) {
+            continue;
+        }
+        let of_a_build = applied.contains(f) || in_failed.iter().any(|d| under_dir(f, d));
+        if has_builds && !of_a_build && !o.source.example && !is_controller_input(&o) {
+            // A copy of what a build renders never stands in for it or collides with it.
+            let same = match &o.namespace {
+                Some(ns) => rendered_ids.contains(&(o.kind.kind.clone(), o.name.clone(), Some(ns.clone()))),
+                None => rendered_names.contains(&(o.kind.kind.clone(), o.name.clone())),
+            };
+            if same {
+                continue;
+            }
+            if !objects.is_empty() {
+                *loose.entry(f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string())).or_default() += 1;
+            }
+        }
+        kept.push(o);
+    }
+    objects.extend(kept);
+    inv.loose = loose.values().sum();
+    for (dir, n) in loose {
+        problems.push(LoadProblem {
+            kind: LoadProblemKind::NotApplied,
+            file: if dir.is_empty() { ".".into() } else { dir },
+            line: None,
+            message: format!(
+                "{n} object{} here {} applied by no build",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "is" } else { "are" }
+            ),
+            object: None,
+            other: None,
+            example: false,
+        });
+    }
+    // Templates of the charts that were rendered are no longer skipped.
+    let rendered_templates: usize = specs
+        .iter()
+        .filter_map(|s| outcomes.get(&s.key()).map(|o| (s, o)))
+        .flat_map(|(s, o)| s.parts.iter().zip(&o.parts))
+        .filter(|(_, p)| p.state.is_ok())
+        .filter_map(|(h, _)| if let How::Helm(h) = h { Some(h.chart.clone()) } else { None })
+        .collect::<HashSet<String>>()
+        .iter()
+        .map(|c| template_files(c))
+        .sum();
+    inv.skipped_templates = inv.skipped_templates.saturating_sub(rendered_templates);
+    inv.objects = objects;
+    inv.problems.extend(problems);
+    inv.rendered = records;
+    inv
+}
+
+/// The manifest files below a chart's `templates/` (the loader skipped them as templates).
+fn template_files(chart: &str) -> usize {
+    let dir = std::path::Path::new(if chart.is_empty() { "." } else { chart }).join("templates");
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| matches!(e.path().extension().and_then(|x| x.to_str()), Some("yaml" | "yml" | "json")))
+        .count()
+}
+
+/// Kinds that controllers read rather than apply from a build: the roots of the builds themselves and
+/// their sources (applied by bootstrap), never loose.
+fn is_controller_input(o: &Object) -> bool {
+    matches!(
+        (o.kind.group.as_str(), o.kind.kind.as_str()),
+        ("argoproj.io", "Application" | "ApplicationSet" | "AppProject")
+            | ("kustomize.toolkit.fluxcd.io", "Kustomization")
+            | ("helm.toolkit.fluxcd.io", "HelmRelease")
+            | ("source.toolkit.fluxcd.io", _)
+    )
+}
+
+/// The directory a part builds.
+fn part_dir(h: &How) -> Option<&str> {
+    match h {
+        How::Kustomize { dir, .. } | How::FluxGenerated { dir, .. } | How::Directory { dir, .. } => Some(dir),
+        How::Helm(h) => Some(&h.chart),
+        How::No { .. } => None,
+    }
+}
+
+/// How each checkout's root is spelled in the objects' file names.
+fn prefixes(files: &[Object], inv: &Inventory) -> Vec<Option<String>> {
+    let mut out = vec![None; inv.repos.len()];
+    for o in files {
+        let (Some(f), Some((r, rel))) = (o.source.file.as_deref(), &o.source.repo_path) else { continue };
+        if out[*r].is_none() {
+            if let Some(p) = f.strip_suffix(rel.as_str()) {
+                out[*r] = Some(p.trim_end_matches('/').to_string());
+            }
+        }
+    }
+    for (i, r) in inv.repos.iter().enumerate() {
+        if out[i].is_none() {
+            out[i] = Some(r.root.to_string_lossy().into_owned());
+        }
+    }
+    out
+}
+
+/// The objects of the current pass: what the specs rendered, and the files they do not replace.
+fn current<'a>(files: &'a [Object], specs: &[Spec], outcomes: &'a HashMap<String, Outcome>) -> Vec<&'a Object> {
+    let mut replaced: HashSet<&str> = HashSet::new();
+    let mut out: Vec<&Object> = Vec::new();
+    let mut seen = HashSet::new();
+    for s in specs {
+        let key = s.key();
+        let Some(o) = outcomes.get(&key) else { continue };
+        for p in &o.parts {
+            replaced.extend(p.replaced.iter().map(String::as_str));
+        }
+        if seen.insert(key) {
+            out.extend(o.objects());
+        }
+    }
+    out.extend(files.iter().filter(|o| !o.source.file.as_deref().is_some_and(|f| replaced.contains(f))));
+    out
+}
+
+/// One spec per key; names made unique.
+fn dedupe(found: Vec<Spec>) -> Vec<Spec> {
+    let mut seen = HashSet::new();
+    let mut names: HashMap<String, usize> = HashMap::new();
+    let mut out = Vec::new();
+    for mut s in found {
+        if !seen.insert(s.key()) {
+            continue;
+        }
+        let n = names.entry(s.name.clone()).or_default();
+        *n += 1;
+        if *n > 1 {
+            s.name = format!("{} ({}:{})", s.name, s.file.as_deref().unwrap_or("-"), s.line.unwrap_or(0));
+        }
+        out.push(s);
+    }
+    out
+}
+
+/// Kustomizations no other kustomization includes and no controller build reaches: each a build of its
+/// own (`kustomize build` of the directory, as `kubectl apply -k` does).
+fn plain_roots(builds: &[Build], included: &HashSet<&str>, controllers: &[Spec], ctx: &render::Ctx<'_>) -> Vec<Spec> {
+    let mut reached: HashSet<&str> = HashSet::new();
+    let mut trees: Vec<&str> = Vec::new();
+    for s in controllers {
+        for p in &s.parts {
+            match p {
+                How::Kustomize { dir, overlay } => {
+                    let start = std::iter::once(dir.clone()).chain(overlay.components.iter().cloned());
+                    reached.extend(render::reach_dirs(ctx, start));
+                }
+                How::FluxGenerated { .. } | How::Helm(_) | How::Directory { recurse: true, .. } => {
+                    trees.extend(part_dir(p))
+                }
+                _ => {}
+            }
+        }
+    }
+    builds
+        .iter()
+        .filter(|b| !b.flux && !b.example && !b.component)
+        .filter(|b| !included.contains(b.dir.as_str()) && !reached.contains(b.dir.as_str()))
+        .filter(|b| !trees.iter().any(|t| b.dir == *t || under_dir(&b.dir, t)))
+        .map(|b| Spec {
+            name: format!("kustomization {}", if b.dir.is_empty() { "." } else { &b.dir }),
+            origin: None,
+            file: Some(edgecheck_core::namespaces::join_path(&b.dir, "kustomization.yaml")),
+            line: None,
+            cluster: None,
+            namespace: None,
+            parts: vec![How::Kustomize { dir: b.dir.clone(), overlay: discover::Overlay::default() }],
+            substitute: None,
+        })
+        .collect()
+}
+
+fn render_spec(ctx: &render::Ctx<'_>, spec: &Spec, files: &[Object]) -> Outcome {
+    let parts = spec.parts.iter().map(|how| render_part(ctx, spec, how, files)).collect();
+    Outcome { parts }
+}
+
+fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object]) -> PartResult {
+    let mut r = PartResult {
+        objects: Vec::new(),
+        problems: Vec::new(),
+        replaced: HashSet::new(),
+        applied: HashSet::new(),
+        count: 0,
+        state: Ok(None),
+    };
+    let covered = |pred: &dyn Fn(&str) -> bool| -> HashSet<String> {
+        files.iter().filter_map(|o| o.source.file.as_deref()).filter(|f| pred(f)).map(str::to_string).collect()
+    };
+    match render::part(ctx, how) {
+        render::Output::No(why) => r.state = Err(why),
+        render::Output::Files => {
+            if let How::Directory { dir, recurse, include, exclude } = how {
+                r.applied = covered(&|f| {
+                    let (d, base) = f.rsplit_once('/').unwrap_or(("", f));
+                    let inside = if *recurse { under_dir(f, dir) } else { d == dir };
+                    inside
+                        && (include.is_empty() || include.iter().any(|g| glob(g, base)))
+                        && !exclude.iter().any(|g| glob(g, base))
+                });
+                r.count =
+                    files.iter().filter(|o| o.source.file.as_deref().is_some_and(|f| r.applied.contains(f))).count();
+            }
+        }
+        render::Output::Text { text, tool, helm_chart } => {
+            let text = match &spec.substitute {
+                Some(vars) => substitute_documents(&text, vars),
+                None => text,
+            };
+            let parsed = match &helm_chart {
+                Some(chart) => {
+                    r.replaced = covered(&|f| under_dir(f, chart));
+                    map::helm(&text, chart, &spec.name)
+                }
+                None => {
+                    r.replaced = render::replaced_files(ctx, how);
+                    let sources: Vec<&Object> = files
+                        .iter()
+                        .filter(|o| o.source.file.as_deref().is_some_and(|f| r.replaced.contains(f)))
+                        .collect();
+                    let label = spec.file.clone().unwrap_or_else(|| spec.name.clone());
+                    map::kustomize(&text, &label, &spec.name, &sources)
+                }
+            };
+            r.objects = parsed.objects;
+            r.count = r.objects.len();
+            r.problems = parsed.problems;
+            for o in &mut r.objects {
+                if o.kind.namespaced() && o.namespace.is_none() {
+                    o.namespace = spec.namespace.clone().or_else(|| Some("default".into()));
+                }
+            }
+            r.state = Ok(Some(tool));
+        }
+    }
+    r
+}
+
+/// Flux's substitution, document by document: one that opts out
+/// (`kustomize.toolkit.fluxcd.io/substitute: disabled`) is left as it is.
+fn substitute_documents(text: &str, vars: &envsubst::Vars) -> String {
+    let mut out = String::with_capacity(text.len());
+    for (i, doc) in text.split("\n---\n").enumerate() {
+        if i > 0 {
+            out.push_str("\n---\n");
+        }
+        if doc.contains("kustomize.toolkit.fluxcd.io/substitute: disabled") {
+            out.push_str(doc);
+        } else {
+            out.push_str(&envsubst::substitute(doc, vars).text);
+        }
+    }
+    out
+}
+
+/// `*` and `?` globs over a file name, as Argo CD's `include`/`exclude` mostly use them.
+fn glob(pattern: &str, name: &str) -> bool {
+    fn m(p: &[u8], n: &[u8]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => m(&p[1..], n) || (!n.is_empty() && m(p, &n[1..])),
+            (Some(b'?'), Some(_)) => m(&p[1..], &n[1..]),
+            (Some(a), Some(b)) if a == b => m(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    let base = pattern.rsplit('/').next().unwrap_or(pattern);
+    m(base.as_bytes(), name.as_bytes())
+}
+
+fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
+    let kind = match s.parts.first() {
+        Some(How::Helm(_)) => "helm",
+        Some(How::Kustomize { .. }) => "kustomize",
+        Some(How::FluxGenerated { .. }) => "flux",
+        Some(How::Directory { .. }) => "directory",
+        Some(How::No { .. }) | None => "none",
+    };
+    let path = s
+        .parts
+        .iter()
+        .map(|p| match p {
+            How::No { what, .. } => what.clone(),
+            p => part_dir(p).map_or_else(String::new, |d| if d.is_empty() { ".".into() } else { d.to_string() }),
+        })
+        .collect::<Vec<_>>()
+        .join(", ");
+    let (state, tool, objects) = match (outcome, mode) {
+        (_, Mode::Never) => (BuildState::NotRendered(NotRendered::Disabled), None, 0),
+        (None, _) => (BuildState::NotRendered(NotRendered::Other("not reached".into())), None, 0),
+        (Some(o), _) => {
+            let failed = o.parts.iter().find_map(|p| p.state.clone().err());
+            let tool = o.parts.iter().find_map(|p| p.state.clone().ok().flatten());
+            let n = o.parts.iter().map(|p| p.count).sum();
+            (failed.map_or(BuildState::Rendered, BuildState::NotRendered), tool, n)
+        }
+    };
+    BuildRecord {
+        name: s.name.clone(),
+        kind: kind.into(),
+        path,
+        origin: s.origin.clone(),
+        file: s.file.clone(),
+        line: s.line,
+        tool,
+        cluster: s.cluster.clone(),
+        namespace: s.namespace.clone(),
+        state,
+        objects,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn globs_match_file_names() {
+        assert!(super::glob("*.yaml", "a.yaml"));
+        assert!(super::glob("config/*.yaml", "a.yaml"));
+        assert!(!super::glob("*.yaml", "a.yml"));
+        assert!(super::glob("a?.json", "ab.json"));
+    }
+}

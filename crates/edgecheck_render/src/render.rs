@@ -1,0 +1,369 @@
+//! Running one part of a build: `kustomize build` (with a wrapping kustomization for what a controller sets
+//! on top, and the one Flux generates for a directory without one) and `helm template` (values as Argo CD
+//! and Flux pass them). Nothing here reaches the network or runs plugins: remote resources and charts that
+//! are not vendored are refused before the tool runs.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use edgecheck_core::inventory::NotRendered;
+use edgecheck_core::namespaces::join_path;
+use edgecheck_core::Build;
+use serde_json::{json, Value};
+
+use crate::discover::{HelmSpec, How, Overlay};
+use crate::run::{run, RunError};
+use crate::tools::Tool;
+use crate::RenderOptions;
+
+/// What the parts of the run share.
+pub struct Ctx<'a> {
+    pub opts: &'a RenderOptions,
+    pub helm: &'a Result<Tool, String>,
+    pub kustomize: &'a Result<Tool, String>,
+    /// Kustomization files by directory.
+    pub kustomizations: HashMap<&'a str, &'a Build>,
+    /// Files the loader found objects in (Flux's generated kustomization lists those).
+    pub object_files: &'a HashSet<String>,
+    /// `--api-versions` for helm: the option's, and the CRDs' of the inputs.
+    pub api_versions: Vec<String>,
+}
+
+/// The output of one part.
+pub enum Output {
+    /// A tool's manifests.
+    Text { text: String, tool: String, helm_chart: Option<String> },
+    /// The files of a directory, applied as they are.
+    Files,
+    /// Not rendered.
+    No(NotRendered),
+}
+
+pub fn part(ctx: &Ctx<'_>, how: &How) -> Output {
+    match how {
+        How::Kustomize { dir, overlay } => kustomize(ctx, dir, overlay, false),
+        How::FluxGenerated { dir, overlay } => kustomize(ctx, dir, overlay, true),
+        How::Helm(h) => helm(ctx, h),
+        How::Directory { .. } => Output::Files,
+        How::No { why, .. } => Output::No(why.clone()),
+    }
+}
+
+fn abs(p: &str) -> PathBuf {
+    let p = if p.is_empty() { "." } else { p };
+    Path::new(p).canonicalize().unwrap_or_else(|_| PathBuf::from(p))
+}
+
+/// `to` relative to the directory `from` (both made absolute): kustomize takes no absolute directory as a
+/// resource, so the wrapping kustomization names what it builds by a relative path.
+fn relative(from: &Path, to: &str) -> String {
+    let (from, to) = (from.canonicalize().unwrap_or_else(|_| from.to_path_buf()), abs(to));
+    let (f, t): (Vec<_>, Vec<_>) = (from.components().collect(), to.components().collect());
+    let common = f.iter().zip(&t).take_while(|(a, b)| a == b).count();
+    let mut out = PathBuf::new();
+    for _ in common..f.len() {
+        out.push("..");
+    }
+    for c in &t[common..] {
+        out.push(c.as_os_str());
+    }
+    out.to_string_lossy().into_owned()
+}
+
+/// Every kustomization reachable from `dir` (itself included).
+fn reach<'a>(ctx: &Ctx<'a>, dirs: impl IntoIterator<Item = String>) -> Vec<&'a Build> {
+    let mut seen = BTreeSet::new();
+    let mut stack: Vec<String> = dirs.into_iter().collect();
+    let mut out = Vec::new();
+    while let Some(d) = stack.pop() {
+        if !seen.insert(d.clone()) {
+            continue;
+        }
+        if let Some(b) = ctx.kustomizations.get(d.as_str()) {
+            out.push(*b);
+            stack.extend(b.dirs.iter().cloned());
+        }
+    }
+    out
+}
+
+/// The kustomization directories reachable from `dirs`.
+pub fn reach_dirs<'a>(ctx: &Ctx<'a>, dirs: impl IntoIterator<Item = String>) -> HashSet<&'a str> {
+    reach(ctx, dirs).into_iter().map(|b| b.dir.as_str()).collect()
+}
+
+/// The files whose objects a rendered kustomize part replaces: every file its kustomizations list (and
+/// for Flux's generated kustomization, the manifests it lists).
+pub fn replaced_files(ctx: &Ctx<'_>, how: &How) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let start: Vec<String> = match how {
+        How::Kustomize { dir, overlay } => {
+            std::iter::once(dir.clone()).chain(overlay.components.iter().cloned()).collect()
+        }
+        How::FluxGenerated { dir, overlay } => {
+            let (files, dirs) = flux_generated(dir, ctx.object_files);
+            out.extend(files);
+            dirs.into_iter().chain(overlay.components.iter().cloned()).collect()
+        }
+        _ => Vec::new(),
+    };
+    for b in reach(ctx, start) {
+        out.extend(b.files.iter().cloned());
+    }
+    out
+}
+
+/// The resources of the kustomization Flux generates for `dir`: its manifests, and the subdirectories
+/// that hold a kustomization (not descended into).
+pub fn flux_generated(dir: &str, object_files: &HashSet<String>) -> (Vec<String>, Vec<String>) {
+    let (mut files, mut dirs) = (Vec::new(), Vec::new());
+    let root = if dir.is_empty() { "." } else { dir };
+    let mut walk = walkdir::WalkDir::new(root).sort_by_file_name().into_iter();
+    while let Some(Ok(e)) = walk.next() {
+        if e.depth() == 0 {
+            continue;
+        }
+        let name = e.file_name().to_string_lossy();
+        let rel = e.path().to_string_lossy().replace('\\', "/");
+        let rel = rel.strip_prefix("./").unwrap_or(&rel).to_string();
+        if e.file_type().is_dir() {
+            if name.starts_with('.') {
+                walk.skip_current_dir();
+            } else if ["kustomization.yaml", "kustomization.yml", "Kustomization"]
+                .iter()
+                .any(|k| e.path().join(k).is_file())
+            {
+                dirs.push(rel);
+                walk.skip_current_dir();
+            }
+            continue;
+        }
+        if (name.ends_with(".yaml") || name.ends_with(".yml")) && object_files.contains(&rel) {
+            files.push(rel);
+        }
+    }
+    (files, dirs)
+}
+
+fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Output {
+    let tool = match ctx.kustomize {
+        Ok(t) => t,
+        Err(name) => return Output::No(NotRendered::ToolMissing(name.clone())),
+    };
+    let (files, subdirs) = if generated { flux_generated(dir, ctx.object_files) } else { (Vec::new(), Vec::new()) };
+    let start: Vec<String> = if generated {
+        subdirs.clone()
+    } else {
+        std::iter::once(dir.to_string()).chain(overlay.components.iter().cloned()).collect()
+    };
+    for b in reach(ctx, start) {
+        if let Some(r) = b.remote.first() {
+            return Output::No(NotRendered::Remote(format!(
+                "kustomize resource `{}` in {}/kustomization.yaml is fetched over the network",
+                edgecheck_core::redact::credentials(r),
+                b.dir
+            )));
+        }
+        if b.helm_charts {
+            return Output::No(NotRendered::Remote(format!(
+                "{}/kustomization.yaml inflates Helm charts (helmCharts), which needs `kustomize build --enable-helm`",
+                b.dir
+            )));
+        }
+    }
+    if generated && files.is_empty() && subdirs.is_empty() {
+        return Output::Text { text: String::new(), tool: tool.version.clone(), helm_chart: None };
+    }
+    let mut cmd = tool.command(false);
+    let _tmp;
+    if overlay.is_empty() && !generated {
+        cmd.arg(if dir.is_empty() { "." } else { dir });
+    } else {
+        let Ok(tmp) = tempfile::tempdir() else {
+            return Output::No(NotRendered::Other("cannot create a temporary directory".into()));
+        };
+        let mut resources: Vec<String> = Vec::new();
+        if generated {
+            resources.extend(files.iter().chain(&subdirs).map(|f| relative(tmp.path(), f)));
+        } else {
+            resources.push(relative(tmp.path(), dir));
+        }
+        let mut k = json!({
+            "apiVersion": "kustomize.config.k8s.io/v1beta1",
+            "kind": "Kustomization",
+            "resources": resources,
+        });
+        let m = k.as_object_mut().expect("an object literal");
+        if let Some(v) = &overlay.namespace {
+            m.insert("namespace".into(), json!(v));
+        }
+        if let Some(v) = &overlay.name_prefix {
+            m.insert("namePrefix".into(), json!(v));
+        }
+        if let Some(v) = &overlay.name_suffix {
+            m.insert("nameSuffix".into(), json!(v));
+        }
+        if !overlay.images.is_empty() {
+            m.insert("images".into(), Value::Array(overlay.images.clone()));
+        }
+        if let Some(v) = overlay.common_labels.as_ref().filter(|v| v.is_object()) {
+            m.insert("commonLabels".into(), v.clone());
+        }
+        if let Some(v) = overlay.common_annotations.as_ref().filter(|v| v.is_object()) {
+            m.insert("commonAnnotations".into(), v.clone());
+        }
+        if !overlay.patches.is_empty() {
+            // A patch file is relative to the directory built; the wrapper is elsewhere.
+            let patches: Vec<Value> = overlay
+                .patches
+                .iter()
+                .map(|p| {
+                    let mut p = p.clone();
+                    if let Some(path) = p.get("path").and_then(Value::as_str).map(|f| join_path(dir, f)) {
+                        p["path"] = json!(relative(tmp.path(), &path));
+                    }
+                    p
+                })
+                .collect();
+            m.insert("patches".into(), Value::Array(patches));
+        }
+        if !overlay.components.is_empty() {
+            let c: Vec<String> = overlay.components.iter().map(|c| relative(tmp.path(), c)).collect();
+            m.insert("components".into(), json!(c));
+        }
+        // JSON is YAML: kustomize reads it as its kustomization file.
+        if std::fs::write(tmp.path().join("kustomization.yaml"), k.to_string()).is_err() {
+            return Output::No(NotRendered::Other("cannot write a temporary kustomization".into()));
+        }
+        cmd.arg(tmp.path()).arg("--load-restrictor").arg("LoadRestrictionsNone");
+        _tmp = tmp;
+    }
+    match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
+        Ok(text) => Output::Text { text, tool: tool.version.clone(), helm_chart: None },
+        Err(e) => Output::No(failure(&e, false)),
+    }
+}
+
+/// A tool's failure as a reason: what edgecheck refuses to do is not a template error.
+fn failure(e: &RunError, helm: bool) -> NotRendered {
+    let m = e.to_string();
+    if m.contains("--enable-alpha-plugins") || m.contains("--enable-exec") || m.contains("plugin") && !helm {
+        return NotRendered::Other(format!("uses kustomize plugins, which edgecheck does not run: {m}"));
+    }
+    if helm && m.contains("missing in charts/ directory") {
+        return NotRendered::Remote(format!("chart dependencies are not vendored in charts/: {m}"));
+    }
+    match e {
+        RunError::Spawn(_) => NotRendered::ToolMissing(m),
+        _ => NotRendered::Failed(m),
+    }
+}
+
+/// The dependencies a chart declares that `charts/` does not hold (`helm dependency build` not run).
+fn missing_dependencies(chart: &str) -> Vec<String> {
+    let Ok(text) = edgecheck_load::read::read_regular_text(Path::new(&join_path(chart, "Chart.yaml")), 1 << 20) else {
+        return Vec::new();
+    };
+    let Ok(Some(doc)) = edgecheck_load::yaml::parse_single(&text) else { return Vec::new() };
+    let charts = Path::new(chart).join("charts");
+    let present: Vec<String> = std::fs::read_dir(&charts)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut missing = Vec::new();
+    for d in doc.value.get("dependencies").and_then(Value::as_array).into_iter().flatten() {
+        let Some(name) = d.get("name").and_then(Value::as_str) else { continue };
+        let found = present
+            .iter()
+            .any(|p| p == name || p.strip_prefix(name).is_some_and(|r| r.starts_with('-') && r.ends_with(".tgz")));
+        if !found {
+            let repo = d.get("repository").and_then(Value::as_str).unwrap_or("");
+            missing.push(format!("{name} ({})", edgecheck_core::redact::credentials(repo)));
+        }
+    }
+    missing
+}
+
+fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
+    let tool = match ctx.helm {
+        Ok(t) => t,
+        Err(name) => return Output::No(NotRendered::ToolMissing(name.clone())),
+    };
+    let missing = missing_dependencies(&h.chart);
+    if !missing.is_empty() {
+        return Output::No(NotRendered::Remote(format!(
+            "chart dependencies not vendored in {}/charts: {} (`helm dependency build` fetches them)",
+            h.chart,
+            missing.join(", ")
+        )));
+    }
+    let Ok(tmp) = tempfile::tempdir() else {
+        return Output::No(NotRendered::Other("cannot create a temporary directory".into()));
+    };
+    let mut cmd = tool.command(true);
+    cmd.arg(&h.release).arg(abs(&h.chart));
+    if let Some(ns) = &h.namespace {
+        cmd.arg("--namespace").arg(ns);
+    }
+    if !h.skip_crds {
+        cmd.arg("--include-crds");
+    }
+    if let Some(v) = &ctx.opts.kube_version {
+        cmd.arg("--kube-version").arg(v);
+    }
+    for a in &ctx.api_versions {
+        cmd.arg("--api-versions").arg(a);
+    }
+    for f in &h.value_files {
+        if !Path::new(f).is_file() {
+            if h.ignore_missing {
+                continue;
+            }
+            return Output::No(NotRendered::Failed(format!("value file {f} does not exist")));
+        }
+        cmd.arg("--values").arg(abs(f));
+    }
+    for (i, v) in h.values.iter().enumerate() {
+        let p = tmp.path().join(format!("values-{i}.json"));
+        if std::fs::write(&p, v.to_string()).is_err() {
+            return Output::No(NotRendered::Other("cannot write a temporary values file".into()));
+        }
+        cmd.arg("--values").arg(p);
+    }
+    for (k, v, string) in &h.set {
+        cmd.arg(if *string { "--set-string" } else { "--set" }).arg(format!("{k}={v}"));
+    }
+    for (k, p) in &h.set_file {
+        cmd.arg("--set-file").arg(format!("{k}={}", abs(p).display()));
+    }
+    // No plugins: helm finds none in an empty directory. No repository is consulted for a local chart.
+    cmd.env("HELM_PLUGINS", tmp.path().join("no-plugins"));
+    match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
+        Ok(text) => Output::Text { text, tool: tool.version.clone(), helm_chart: Some(h.chart.clone()) },
+        Err(e) => Output::No(failure(&e, true)),
+    }
+}
+
+/// `--api-versions` from the CRDs of the inputs: `group/version` and `group/version/Kind` for each served
+/// version, as the API server's discovery lists them.
+pub fn crd_api_versions(objects: &[&edgecheck_core::Object]) -> Vec<String> {
+    let mut out = BTreeSet::new();
+    for o in objects.iter().filter(|o| o.kind.kind == "CustomResourceDefinition") {
+        let spec = o.value.get("spec");
+        let group = spec.and_then(|s| s.get("group")).and_then(Value::as_str);
+        let kind = spec.and_then(|s| s.pointer("/names/kind")).and_then(Value::as_str);
+        let (Some(group), Some(kind)) = (group, kind) else { continue };
+        for v in spec.and_then(|s| s.get("versions")).and_then(Value::as_array).into_iter().flatten() {
+            if v.get("served").and_then(Value::as_bool) == Some(false) {
+                continue;
+            }
+            if let Some(name) = v.get("name").and_then(Value::as_str) {
+                out.insert(format!("{group}/{name}"));
+                out.insert(format!("{group}/{name}/{kind}"));
+            }
+        }
+    }
+    out.into_iter().collect()
+}

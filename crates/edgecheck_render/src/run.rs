@@ -1,0 +1,154 @@
+//! Running a render tool: no stdin, a deadline, a bound on what it may print; killed when it passes
+//! either. The tool's own message comes back with credentials masked and bounded.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Why a run produced no manifests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunError {
+    /// The binary could not be started.
+    Spawn(String),
+    /// It ran past the deadline and was killed.
+    Timeout(Duration),
+    /// It printed more than the limit and was killed.
+    TooLarge(u64),
+    /// It exited non-zero: its stderr (last lines, masked).
+    Failed(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Spawn(e) => write!(f, "cannot start: {e}"),
+            RunError::Timeout(d) => write!(f, "killed after {} s (timeout)", d.as_secs()),
+            RunError::TooLarge(n) => write!(f, "killed: output over the limit of {n} bytes"),
+            RunError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
+/// The most of a tool's stderr kept for a message.
+const STDERR_LIMIT: u64 = 64 * 1024;
+
+/// Runs `cmd` and returns its stdout, or why not.
+pub fn run(mut cmd: Command, timeout: Duration, max_output: u64) -> Result<String, RunError> {
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().map_err(|e| RunError::Spawn(e.to_string()))?;
+    let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
+        kill(&mut child);
+        return Err(RunError::Spawn("no pipes to the tool".into()));
+    };
+    let deadline = Instant::now() + timeout;
+    // stdout is read to its end or one byte past the limit; then the pipe is closed (a tool still
+    // writing gets EPIPE) and the result sent.
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let _ = stdout.take(max_output + 1).read_to_end(&mut buf);
+        let _ = tx.send(buf);
+    });
+    let err = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let mut limited = stderr.take(STDERR_LIMIT);
+        let _ = limited.read_to_end(&mut buf);
+        // Drain the rest so the tool never blocks on a full pipe.
+        let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
+        buf
+    });
+    let bytes = match rx.recv_timeout(timeout) {
+        Ok(b) => b,
+        Err(_) => {
+            kill(&mut child);
+            return Err(RunError::Timeout(timeout));
+        }
+    };
+    if bytes.len() as u64 > max_output {
+        kill(&mut child);
+        return Err(RunError::TooLarge(max_output));
+    }
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(s)) => break s,
+            Ok(None) if Instant::now() >= deadline => {
+                kill(&mut child);
+                return Err(RunError::Timeout(timeout));
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+            Err(e) => {
+                kill(&mut child);
+                return Err(RunError::Spawn(e.to_string()));
+            }
+        }
+    };
+    // The tool has exited: its stderr ends now.
+    let stderr = err.join().unwrap_or_default();
+    if !status.success() {
+        return Err(RunError::Failed(message(&stderr, status.code())));
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+fn kill(child: &mut std::process::Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// The last lines of a tool's stderr, one line, credentials in URLs masked, bounded.
+fn message(stderr: &[u8], code: Option<i32>) -> String {
+    let text = String::from_utf8_lossy(stderr);
+    let lines: Vec<&str> = text.lines().map(|l| unprefixed(l.trim())).filter(|l| !l.is_empty()).collect();
+    let tail = lines[lines.len().saturating_sub(3)..].join("; ");
+    let tail = edgecheck_core::redact::credentials(&tail).into_owned();
+    let mut tail: String = tail.chars().take(600).collect();
+    if tail.is_empty() {
+        tail = format!("exited with {}", code.map_or("a signal".into(), |c| c.to_string()));
+    }
+    tail
+}
+
+/// A line without Go's log prefixes: klog's `E1203 17:36:03.539713   22960 run.go:72] ` and
+/// `"command failed" err=`, and helm's `Error: `.
+fn unprefixed(line: &str) -> &str {
+    let mut l = line;
+    let b = l.as_bytes();
+    if b.len() > 5 && matches!(b[0], b'E' | b'W' | b'I' | b'F') && b[1..5].iter().all(u8::is_ascii_digit) {
+        if let Some(i) = l.find("] ") {
+            l = &l[i + 2..];
+        }
+    }
+    if let Some(rest) = l.strip_prefix("\"command failed\" err=") {
+        l = rest.trim_matches('"');
+    }
+    l.strip_prefix("Error: ").unwrap_or(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_past_its_deadline_or_its_output_bound_is_killed() {
+        let mut c = Command::new("sh");
+        c.args(["-c", "sleep 20"]);
+        let t = Instant::now();
+        assert_eq!(run(c, Duration::from_millis(300), 1024), Err(RunError::Timeout(Duration::from_millis(300))));
+        assert!(t.elapsed() < Duration::from_secs(5));
+        let mut c = Command::new("yes");
+        c.arg("a long line of output");
+        assert_eq!(run(c, Duration::from_secs(10), 4096), Err(RunError::TooLarge(4096)));
+        let mut c = Command::new("sh");
+        c.args(["-c", "echo 'Error: template: web/templates/x.yaml:3: bad' >&2; exit 1"]);
+        assert_eq!(
+            run(c, Duration::from_secs(10), 4096),
+            Err(RunError::Failed("template: web/templates/x.yaml:3: bad".into()))
+        );
+        let mut c = Command::new("sh");
+        c.args(["-c", "echo 'E1203 17:36:03.539713   22960 run.go:72] \"command failed\" err=\"boom\"' >&2; exit 1"]);
+        assert_eq!(run(c, Duration::from_secs(10), 4096), Err(RunError::Failed("boom".into())));
+        let mut c = Command::new("sh");
+        c.args(["-c", "echo kind: A"]);
+        assert_eq!(run(c, Duration::from_secs(10), 4096), Ok("kind: A\n".into()));
+    }
+}

@@ -33,6 +33,7 @@ fn finding(code: &str, severity: Severity, object: ObjectRef, file: &str, line: 
         patch: None,
         ignore_annotation: None,
         port: None,
+        notes: vec![],
     }
 }
 
@@ -231,5 +232,6 @@ pub fn with_report<T>(f: impl FnOnce(&Report<'_>) -> T) -> T {
         group_by_object: false,
         diagnoses: &diagnoses,
         trace: false,
+        observations: &[],
     })
 }

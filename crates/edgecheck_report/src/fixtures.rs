@@ -27,6 +27,7 @@ pub fn findings() -> Vec<Finding> {
             patch: None,
             ignore_annotation: None,
             port: None,
+            notes: vec![],
         },
         Finding {
             meta: lod4,
@@ -41,6 +42,7 @@ pub fn findings() -> Vec<Finding> {
             patch: Some("metadata:\n  name: web-v2\n".into()),
             ignore_annotation: None,
             port: None,
+            notes: vec![],
         },
         Finding {
             meta: lod4,
@@ -55,6 +57,7 @@ pub fn findings() -> Vec<Finding> {
             patch: None,
             ignore_annotation: None,
             port: None,
+            notes: vec![],
         },
     ]
 }

@@ -33,6 +33,7 @@ fn finding(code: &str, object: ObjectRef, file: &str, line: u32, message: &str) 
         patch: None,
         ignore_annotation: None,
         port: None,
+        notes: vec![],
     }
 }
 
@@ -120,6 +121,7 @@ fn page() -> String {
         group_by_object: false,
         diagnoses: &diagnoses,
         trace: true,
+        observations: &[],
     };
     render(&report, Format::Html, false)
 }

@@ -192,7 +192,7 @@ fn why_healthy(o: &TargetObservation) -> String {
     let connected = o.connects.iter().filter(|c| name(&c.outcome) == "connected").count();
     if connected > 0 {
         why.push(format!(
-            "{connected} of {} address{} connect",
+            "connects to {connected} of {} address{}",
             o.connects.len(),
             if o.connects.len() == 1 { "" } else { "es" }
         ));

@@ -49,6 +49,8 @@ pub enum Command {
 pub enum ReportFormat {
     /// Human text, grouped by layer.
     Text,
+    /// One line per finding, `file:line:col: CODE message` (grep, editors).
+    Concise,
     /// The documented JSON contract.
     Json,
     /// SARIF 2.1.0.
@@ -68,6 +70,8 @@ pub enum ReportFormat {
 pub enum ProbeFormat {
     /// Human text, grouped by endpoint, then layer.
     Text,
+    /// One line per finding, `endpoint: CODE message`.
+    Concise,
     /// The documented JSON contract.
     Json,
     /// SARIF 2.1.0.
@@ -91,6 +95,7 @@ impl From<ReportFormat> for Format {
     fn from(f: ReportFormat) -> Format {
         match f {
             ReportFormat::Text => Format::Text,
+            ReportFormat::Concise => Format::Concise,
             ReportFormat::Json => Format::Json,
             ReportFormat::Sarif => Format::Sarif,
             ReportFormat::Markdown => Format::Markdown,
@@ -105,6 +110,7 @@ impl From<ProbeFormat> for Format {
     fn from(f: ProbeFormat) -> Format {
         match f {
             ProbeFormat::Text => Format::Text,
+            ProbeFormat::Concise => Format::Concise,
             ProbeFormat::Json => Format::Json,
             ProbeFormat::Sarif => Format::Sarif,
             ProbeFormat::Markdown => Format::Markdown,
@@ -185,6 +191,9 @@ pub struct CheckArgs {
     /// The time to judge certificates by (RFC 3339) [default: now].
     #[arg(long, hide = true)]
     pub now: Option<String>,
+    /// Text without source snippets (the YAML lines a finding points at).
+    #[arg(long)]
+    pub no_snippets: bool,
 }
 
 /// `lint`.
@@ -292,6 +301,10 @@ pub struct ProbeArgs {
     /// Output format.
     #[arg(long = "format", short = 'o', visible_alias = "output", value_enum, default_value_t = ProbeFormat::Text)]
     pub format: ProbeFormat,
+    /// Show what the probe saw of every endpoint, healthy or not: DNS answers, addresses tried, TLS
+    /// version, cipher, ALPN, the served chain, HTTP status and headers (as dig, openssl s_client and curl -v).
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
     /// Probe options.
     #[command(flatten)]
     pub probe: ProbeOpts,

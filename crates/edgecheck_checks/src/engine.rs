@@ -76,6 +76,7 @@ pub fn analyze(
     if selection.unused_ignores {
         unused_ignores(graph, suppressions, &used, &mut findings);
     }
+    locate_related(graph, &mut findings);
     findings.sort_by(|a, b| a.sort_key().cmp(&b.sort_key()));
     findings.dedup_by(|a, b| {
         a.meta.code == b.meta.code && a.object == b.object && a.line == b.line && a.message == b.message
@@ -87,6 +88,24 @@ pub fn analyze(
     };
     drop(paths);
     Analysis { findings, suppressed, model, diagnoses }
+}
+
+/// Gives each related object that was loaded from a file and has no note yet a note at the object itself
+/// (its `metadata.name`),
+/// so every format can point at it (text's secondary snippets, JSON's `related[].file`/`line`).
+fn locate_related(graph: &Graph, findings: &mut [Finding]) {
+    for f in findings.iter_mut() {
+        for r in &f.related {
+            if r.is_endpoint() || f.notes.iter().any(|n| &n.object == r) {
+                continue;
+            }
+            let Some(id) = graph.find_kind(&r.group_kind(), r.namespace.as_deref(), &r.name) else { continue };
+            let o = graph.obj(id);
+            if let (Some(file), Some(line)) = (&o.source.file, o.line_at("metadata.name").or(o.source.line)) {
+                f.notes.push(edgecheck_core::Note { object: r.clone(), file: file.clone(), line, label: None });
+            }
+        }
+    }
 }
 
 /// Which suppressions suppressed something: config entries by index, annotation selectors by object

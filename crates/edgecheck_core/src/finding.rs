@@ -34,6 +34,22 @@ pub struct Finding {
     pub port: Option<u16>,
     /// The build that rendered `object` (docs/design.md "Builds"), when one did.
     pub build: Option<String>,
+    /// Where related objects are (rustc's `note:` spans): the field of a related object the fix must change
+    /// (a check's [`FindingBuilder::note_at`]), else the related object itself (filled in by the engine).
+    pub notes: Vec<Note>,
+}
+
+/// A related object's place in its file: a secondary span of a finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Note {
+    /// The related object.
+    pub object: ObjectRef,
+    /// Its file.
+    pub file: String,
+    /// The line of the field (or of the object).
+    pub line: u32,
+    /// What the place is, when more than the object's name: `the listeners the fix adds to`.
+    pub label: Option<String>,
 }
 
 /// The annotation that suppresses findings on an object: `edgecheck.io/ignore: "TLS003,RTE001 reason"`.
@@ -87,6 +103,7 @@ impl<'a> Findings<'a> {
             ignore_annotation: object.annotation(IGNORE_ANNOTATION).map(str::to_string),
             port: None,
             build: object.source.build.as_deref().map(str::to_string),
+            notes: Vec::new(),
         };
         FindingBuilder { sink: self, finding }
     }
@@ -108,6 +125,7 @@ impl<'a> Findings<'a> {
             ignore_annotation: None,
             port: None,
             build: None,
+            notes: Vec::new(),
         };
         FindingBuilder { sink: self, finding }
     }
@@ -132,6 +150,18 @@ impl FindingBuilder<'_, '_> {
             self.finding.related.push(r);
         }
         self
+    }
+
+    /// Adds a related object and points at its field `path` (a note: the place the fix must change);
+    /// `label` says what the place is. An object not loaded from a file is only related.
+    pub fn note_at(mut self, object: &Object, path: &str, label: impl Into<String>) -> Self {
+        let r = object.to_ref();
+        let line = if path.is_empty() { object.source.line } else { object.line_at(path) };
+        if let (Some(file), Some(line)) = (&object.source.file, line.or(object.source.line)) {
+            self.finding.notes.retain(|n| n.object != r);
+            self.finding.notes.push(Note { object: r.clone(), file: file.clone(), line, label: Some(label.into()) });
+        }
+        self.related(r)
     }
 
     /// Adds related objects.

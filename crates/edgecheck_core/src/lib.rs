@@ -26,7 +26,7 @@ pub mod traefik_rule;
 pub mod views;
 
 pub use check::{CheckMeta, Options};
-pub use finding::{Finding, FindingBuilder, Findings};
+pub use finding::{Finding, FindingBuilder, Findings, Note};
 pub use graph::{Edge, EdgeKind, Graph, ObjId, Target};
 pub use inventory::{Build, Inventory, LoadProblem, LoadProblemKind, NodeConfig, RepoInfo, Unchecked};
 pub use kind::Kind;

@@ -34,6 +34,7 @@ fn finding(code: &str, severity: Severity, object: ObjectRef, file: &str, line: 
         ignore_annotation: None,
         port: None,
         build: None,
+        notes: vec![],
     }
 }
 
@@ -232,5 +233,6 @@ pub fn with_report<T>(f: impl FnOnce(&Report<'_>) -> T) -> T {
         group_by_object: false,
         diagnoses: &diagnoses,
         trace: false,
+        observations: &[],
     })
 }

@@ -52,6 +52,7 @@ fn finding_dirty(f: &Finding) -> bool {
         || f.evidence.iter().any(|e| dirty(e))
         || f.fix.as_deref().is_some_and(dirty)
         || f.patch.as_deref().is_some_and(dirty)
+        || f.notes.iter().any(|n| ref_dirty(&n.object) || dirty(&n.file) || n.label.as_deref().is_some_and(dirty))
 }
 
 fn diagnosis_dirty(d: &Diagnosis) -> bool {
@@ -92,6 +93,16 @@ fn finding(f: &Finding) -> Finding {
         evidence: f.evidence.iter().map(|e| line(e)).collect(),
         fix: f.fix.as_deref().map(line),
         patch: f.patch.as_deref().map(line),
+        notes: f
+            .notes
+            .iter()
+            .map(|n| edgecheck_core::Note {
+                object: object_ref(&n.object),
+                file: line(&n.file),
+                label: n.label.as_deref().map(line),
+                ..n.clone()
+            })
+            .collect(),
         ..f.clone()
     }
 }

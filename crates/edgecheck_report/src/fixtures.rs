@@ -28,6 +28,7 @@ pub fn findings() -> Vec<Finding> {
             ignore_annotation: None,
             port: None,
             build: None,
+            notes: vec![],
         },
         Finding {
             meta: lod4,
@@ -43,6 +44,7 @@ pub fn findings() -> Vec<Finding> {
             ignore_annotation: None,
             port: None,
             build: None,
+            notes: vec![],
         },
         Finding {
             meta: lod4,
@@ -58,6 +60,7 @@ pub fn findings() -> Vec<Finding> {
             ignore_annotation: None,
             port: None,
             build: None,
+            notes: vec![],
         },
     ]
 }

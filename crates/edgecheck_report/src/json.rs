@@ -31,7 +31,18 @@ pub fn finding_json(f: &Finding) -> Value {
     m.insert("layer".into(), f.meta.layer.as_str().into());
     m.insert("severity".into(), f.severity.as_str().into());
     m.insert("object".into(), object_ref_json(&f.object));
-    m.insert("related".into(), f.related.iter().map(object_ref_json).collect());
+    let related = f.related.iter().map(|r| {
+        let mut v = object_ref_json(r);
+        if let (Some(n), Value::Object(m)) = (f.notes.iter().find(|n| &n.object == r), &mut v) {
+            m.insert("file".into(), n.file.clone().into());
+            m.insert("line".into(), n.line.into());
+            if let Some(label) = &n.label {
+                m.insert("note".into(), label.clone().into());
+            }
+        }
+        v
+    });
+    m.insert("related".into(), related.collect());
     if let Some(file) = &f.file {
         m.insert("file".into(), file.clone().into());
     }
@@ -190,18 +201,21 @@ impl Serialize for Diagnoses<'_> {
     }
 }
 
-/// `{"version", "findings", "diagnoses", "objects", "summary"}`, in that order.
+/// `{"version", "findings", "diagnoses", "objects", "observations" (probe), "summary"}`, in that order.
 struct Doc<'a>(&'a Report<'a>);
 
 impl Serialize for Doc<'_> {
     fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
         let r = self.0;
         let s = r.summary;
-        let mut m = ser.serialize_map(Some(5))?;
+        let mut m = ser.serialize_map(None)?;
         m.serialize_entry("version", &1)?;
         m.serialize_entry("findings", &Findings(r.findings))?;
         m.serialize_entry("diagnoses", &Diagnoses(r.diagnoses))?;
         m.serialize_entry("objects", &Objects(r.objects))?;
+        if !r.observations.is_empty() {
+            m.serialize_entry("observations", r.observations)?;
+        }
         m.serialize_entry("summary", &SummaryJson(s))?;
         m.end()
     }

@@ -9,9 +9,12 @@ mod html;
 mod json;
 mod markdown;
 mod mermaid;
+mod probe_text;
 mod sarif;
+mod snippet;
 mod text;
 mod trace_text;
+mod wrap;
 
 use edgecheck_checks::diagnose::Diagnosis;
 use edgecheck_checks::{ObjectEntry, Summary};
@@ -24,7 +27,7 @@ pub use json::{object_ref_json, render_json, write_json};
 pub use markdown::render_markdown;
 pub use mermaid::render_mermaid;
 pub use sarif::render_sarif;
-pub use text::render_text;
+pub use text::{render_concise, render_text};
 
 /// Everything a renderer may show.
 #[derive(Debug, Clone, Copy)]
@@ -43,7 +46,32 @@ pub struct Report<'a> {
     pub diagnoses: &'a [Diagnosis],
     /// The report is a trace: text draws the path tree of `diagnoses[0]` first.
     pub trace: bool,
+    /// What the probe saw (`probe`): `probe -v` text shows each endpoint's, JSON has them as `observations`.
+    pub observations: &'a [edgecheck_core::observation::TargetObservation],
 }
+
+/// How the human text is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Style {
+    /// ANSI colours.
+    pub color: bool,
+    /// The width text wraps to (the terminal's, or 100 when not a terminal).
+    pub width: usize,
+    /// Source snippets (the finding's YAML line and the one before, the field marked), read from the files
+    /// when rendering.
+    pub snippets: bool,
+    /// `probe -v`: every endpoint's observations (what dig, openssl s_client and curl -v would show).
+    pub verbose: bool,
+}
+
+impl Default for Style {
+    fn default() -> Self {
+        Style { color: false, width: DEFAULT_WIDTH, snippets: true, verbose: false }
+    }
+}
+
+/// The width of text that is not written to a terminal.
+pub const DEFAULT_WIDTH: usize = 100;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,6 +79,8 @@ pub struct Report<'a> {
 pub enum Format {
     /// Human text.
     Text,
+    /// One line per finding, `file:line:col: CODE message`, for grep and editors.
+    Concise,
     /// The JSON contract.
     Json,
     /// SARIF 2.1.0.
@@ -70,6 +100,7 @@ impl Format {
     pub fn parse(s: &str) -> Option<Format> {
         match s {
             "text" => Some(Format::Text),
+            "concise" => Some(Format::Concise),
             "json" => Some(Format::Json),
             "sarif" => Some(Format::Sarif),
             "markdown" | "md" => Some(Format::Markdown),
@@ -81,8 +112,13 @@ impl Format {
     }
 }
 
-/// Renders a report; `color` adds ANSI colours to text.
+/// Renders a report; `color` adds ANSI colours to text (the other [`Style`] settings their defaults).
 pub fn render(report: &Report<'_>, format: Format, color: bool) -> String {
+    render_styled(report, format, &Style { color, ..Style::default() })
+}
+
+/// Renders a report in a [`Style`].
+pub fn render_styled(report: &Report<'_>, format: Format, style: &Style) -> String {
     if matches!(format, Format::Json | Format::Sarif) {
         return match format {
             Format::Json => render_json(report),
@@ -94,7 +130,8 @@ pub fn render(report: &Report<'_>, format: Format, color: bool) -> String {
     let escaped_report = escaped.as_ref().map(|e| e.report(report));
     let report = escaped_report.as_ref().unwrap_or(report);
     match format {
-        Format::Text => render_text(report, color),
+        Format::Text => render_text(report, style),
+        Format::Concise => render_concise(report, style),
         Format::Json => render_json(report),
         Format::Sarif => render_sarif(report),
         Format::Markdown => render_markdown(report),
@@ -108,12 +145,12 @@ pub fn render(report: &Report<'_>, format: Format, color: bool) -> String {
 pub fn render_to(
     report: &Report<'_>,
     format: Format,
-    color: bool,
+    style: &Style,
     out: &mut dyn std::io::Write,
 ) -> std::io::Result<()> {
     match format {
         Format::Json => write_json(report, out),
-        _ => out.write_all(render(report, format, color).as_bytes()),
+        _ => out.write_all(render_styled(report, format, style).as_bytes()),
     }
 }
 
@@ -137,17 +174,18 @@ mod tests {
             group_by_object: false,
             diagnoses: &[],
             trace: false,
+            observations: &[],
         })
     }
 
     #[test]
     fn text() {
-        let plain = with_report(|r| render_text(r, false));
+        let plain = with_report(|r| render_text(r, &Style::default()));
         assert!(!plain.contains('\x1b'));
         assert!(plain.find("── input").is_some());
         assert!(plain.contains("1 error, 1 warning, 1 info in 12 objects from 4 files (1 non-Kubernetes document skipped, 3 templates skipped, 2 suppressed)"));
         insta::assert_snapshot!(plain);
-        assert!(with_report(|r| render_text(r, true)).contains("\x1b[31merror"));
+        assert!(with_report(|r| render_text(r, &Style { color: true, ..Style::default() })).contains("\x1b[31merror"));
     }
 
     #[test]
@@ -235,6 +273,7 @@ mod tests {
             group_by_object: false,
             diagnoses: &diagnoses,
             trace: false,
+            observations: &[],
         };
         let note = "nothing wrong found (edgecheck trace draws the path)";
         assert!(render_dot(&r).contains(&format!("    d2none [label=\"{note}\", shape=plaintext")));

@@ -6,6 +6,8 @@ use edgecheck_checks::diagnose::{Branch, Diagnosis, NodeState, Verdict};
 use edgecheck_core::Finding;
 
 use crate::text::{BOLD, CYAN, DIM, GREEN, RED, RESET, YELLOW};
+use crate::wrap::{wrapped, wrapped_under};
+use crate::Style;
 
 fn painter(color: bool) -> impl Fn(&'static str, &str) -> String {
     move |code, s| if color { format!("{code}{s}{RESET}") } else { s.to_string() }
@@ -65,7 +67,8 @@ pub(crate) fn chain_line(d: &Diagnosis) -> String {
 
 /// The opening section of a lint or scan report: broken hosts first, each with its chain, root
 /// cause and fix; hosts with nothing wrong are counted.
-pub(crate) fn hosts_section(diagnoses: &[Diagnosis], findings: &[Finding], color: bool) -> String {
+pub(crate) fn hosts_section(diagnoses: &[Diagnosis], findings: &[Finding], style: &Style) -> String {
+    let (color, w) = (style.color, style.width);
     let paint = painter(color);
     let mut out = String::new();
     let bad: Vec<&Diagnosis> =
@@ -73,37 +76,27 @@ pub(crate) fn hosts_section(diagnoses: &[Diagnosis], findings: &[Finding], color
     if bad.is_empty() {
         return out;
     }
-    let _ = writeln!(out, "{}", paint(BOLD, &format!("── hosts {}", "─".repeat(56))));
+    let _ = writeln!(out, "{}", paint(BOLD, &format!("── hosts {}", "─".repeat(w.clamp(20, 65).saturating_sub(9)))));
     for d in &bad {
         let (mark, c) = if d.verdict == Verdict::Broken { ("✗", RED) } else { ("!", YELLOW) };
         let _ = writeln!(out, "{} {}  {}", paint(c, mark), paint(BOLD, &d.target.target), paint(c, &verdict_text(d)));
         if !d.chain.is_empty() {
-            let _ = writeln!(out, "  {}", chain_line(d));
+            out.push_str(&wrapped("  ", &chain_line(d), 4, w));
         }
         if let Some(f) = d.root_cause.and_then(|i| findings.get(i)) {
-            let _ = writeln!(
-                out,
-                "  {} {} {}  {}",
-                paint(DIM, "root cause:"),
-                paint(BOLD, f.meta.code),
-                f.message,
-                paint(CYAN, &place(f))
-            );
+            let first = format!("  {} {} ", paint(DIM, "root cause:"), paint(BOLD, f.meta.code));
+            out.push_str(&wrapped(&first, &f.message, 4, w));
+            let _ = writeln!(out, "    {} {}", paint(DIM, "-->"), paint(CYAN, &place(f)));
             if let Some(fix) = &f.fix {
-                let _ = writeln!(out, "  {} {fix}", paint(DIM, "fix:"));
+                out.push_str(&wrapped(&format!("    {} ", paint(DIM, "fix:")), fix, 6, w));
             }
         }
         for f in d.causes.iter().filter_map(|c| findings.get(c.root_cause)) {
-            let _ = writeln!(
-                out,
-                "  {} {} {}  {}",
-                paint(DIM, "also broken:"),
-                paint(BOLD, f.meta.code),
-                f.message,
-                paint(CYAN, &place(f))
-            );
+            let first = format!("  {} {} ", paint(DIM, "also broken:"), paint(BOLD, f.meta.code));
+            out.push_str(&wrapped(&first, &f.message, 4, w));
+            let _ = writeln!(out, "    {} {}", paint(DIM, "-->"), paint(CYAN, &place(f)));
             if let Some(fix) = &f.fix {
-                let _ = writeln!(out, "    {} {fix}", paint(DIM, "fix:"));
+                out.push_str(&wrapped(&format!("    {} ", paint(DIM, "fix:")), fix, 6, w));
             }
         }
     }
@@ -122,7 +115,8 @@ pub(crate) fn hosts_section(diagnoses: &[Diagnosis], findings: &[Finding], color
 
 /// One trace: header, the path tree, the root cause with its fix, the chain, what the root cause
 /// explains and the other problems on the path.
-pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> String {
+pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], style: &Style) -> String {
+    let (color, w) = (style.color, style.width);
     let paint = painter(color);
     let mut out = String::new();
     let vc = match d.verdict {
@@ -134,14 +128,13 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
     let _ =
         writeln!(out, "{} {} — {}", paint(BOLD, "trace"), paint(BOLD, &d.target.target), paint(vc, &verdict_text(d)));
     for c in &d.claims {
-        let _ = writeln!(out, "  {}", paint(DIM, c));
+        out.push_str(&paint(DIM, wrapped("  ", c, 4, w).trim_end()));
+        out.push('\n');
     }
     if d.passthrough {
-        let _ = writeln!(
-            out,
-            "  {}",
-            paint(DIM, "TLS passes through to the backend: path order dns → listener → route → backend → tls → app")
-        );
+        let note = "TLS passes through to the backend: path order dns → listener → route → backend → tls → app";
+        out.push_str(&paint(DIM, wrapped("  ", note, 4, w).trim_end()));
+        out.push('\n');
     }
     out.push('\n');
     let root_node = d.chain.iter().find(|l| l.finding == d.root_cause).map(|l| l.node);
@@ -152,8 +145,14 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
             children[p].push(i);
         }
     }
-    let mut stack: Vec<(usize, usize)> = vec![(0, 0)];
-    while let Some((ni, depth)) = stack.pop() {
+    // Depth first; `lead` draws the node's own connector, `below` the bars of what hangs under it.
+    let mut stack: Vec<(usize, String, String)> =
+        if d.nodes.is_empty() { Vec::new() } else { vec![(0, String::new(), String::new())] };
+    let mut seen = vec![false; d.nodes.len()];
+    while let Some((ni, lead, below)) = stack.pop() {
+        if std::mem::replace(&mut seen[ni], true) {
+            continue;
+        }
         let n = &d.nodes[ni];
         let layer =
             if n.branch == Branch::Request { n.layer.as_str().to_string() } else { n.branch.as_str().to_string() };
@@ -167,41 +166,36 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
         } else if Some(ni) == root_node {
             marks.push_str(&paint(RED, " (root cause)"));
         }
-        let indent = "   ".repeat(depth);
-        let branch = if depth == 0 { String::new() } else { "└ ".to_string() };
-        let _ = writeln!(
-            out,
-            "{:<9} {indent}{branch}{} {}{}{}",
-            paint(DIM, &layer),
-            paint(state_color(n.state), icon(n.state)),
-            n.label,
-            if codes.is_empty() { String::new() } else { format!("  {}", paint(BOLD, &codes.join(" "))) },
-            marks
+        let kids = &children[ni];
+        let bar = if kids.is_empty() { "  " } else { "│ " };
+        let under = format!("{:<9} {}", "", paint(DIM, &format!("{below}{bar}")));
+        let first = format!(
+            "{} {}{} ",
+            paint(DIM, &format!("{layer:<9}")),
+            paint(DIM, &lead),
+            paint(state_color(n.state), icon(n.state))
         );
-        let pad = " ".repeat(9 + 1 + indent.len() + branch.chars().count() + 2);
+        let codes = if codes.is_empty() { String::new() } else { format!("  {}", paint(BOLD, &codes.join(" "))) };
+        out.push_str(&wrapped_under(&first, &under, &format!("{}{codes}{marks}", n.label), w));
         for line in &n.detail {
-            let _ = writeln!(out, "{pad}{}", paint(DIM, line));
+            out.push_str(&wrapped_under(&under, &under, &paint(DIM, line), w));
         }
-        for &c in children[ni].iter().rev() {
-            stack.push((c, depth + 1));
+        for (k, &c) in kids.iter().enumerate().rev() {
+            let last = k + 1 == kids.len();
+            let (l, b) = if last { ("└─ ", "   ") } else { ("├─ ", "│  ") };
+            stack.push((c, format!("{below}{l}"), format!("{below}{b}")));
         }
     }
     out.push('\n');
     if let Some(f) = d.root_cause.and_then(|i| findings.get(i)) {
-        let _ = writeln!(
-            out,
-            "{} {} {}  {}",
-            paint(BOLD, "root cause:"),
-            paint(BOLD, f.meta.code),
-            f.meta.name,
-            paint(CYAN, &place(f))
-        );
-        let _ = writeln!(out, "  {}", f.message);
+        let _ = writeln!(out, "{} {} {}", paint(BOLD, "root cause:"), paint(BOLD, f.meta.code), f.meta.name);
+        let _ = writeln!(out, "  {} {}", paint(DIM, "-->"), paint(CYAN, &place(f)));
+        out.push_str(&wrapped("  ", &f.message, 2, w));
         for e in &f.evidence {
-            let _ = writeln!(out, "  {} {e}", paint(DIM, "│ evidence:"));
+            out.push_str(&wrapped(&format!("  {} ", paint(DIM, "│ evidence:")), e, 6, w));
         }
         if let Some(fix) = &f.fix {
-            let _ = writeln!(out, "  {} {fix}", paint(DIM, "└ fix:"));
+            out.push_str(&wrapped(&format!("  {} ", paint(DIM, "└ fix:")), fix, 6, w));
         }
     } else if d.verdict == Verdict::Ok {
         let _ = writeln!(out, "{}", paint(GREEN, "nothing wrong found on the path"));
@@ -215,7 +209,8 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
             };
             let code =
                 l.finding.and_then(|fi| findings.get(fi)).map(|f| format!("  [{}]", f.meta.code)).unwrap_or_default();
-            let _ = writeln!(out, "  {}{name} {}{code}", if i == 0 { "  " } else { "← " }, l.state);
+            let first = format!("  {}", if i == 0 { "  " } else { "← " });
+            out.push_str(&wrapped(&first, &format!("{name} {}{code}", l.state), 6, w));
         }
     }
     let list = |out: &mut String, title: &str, items: &[usize], with_fix: bool| {
@@ -224,9 +219,10 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
         }
         let _ = writeln!(out, "{}", paint(BOLD, title));
         for f in items.iter().filter_map(|&i| findings.get(i)) {
-            let _ = writeln!(out, "  {} {} {}", f.severity.as_str(), paint(BOLD, f.meta.code), f.message);
+            let first = format!("  {} {} ", f.severity.as_str(), paint(BOLD, f.meta.code));
+            out.push_str(&wrapped(&first, &f.message, 4, w));
             if let Some(fix) = f.fix.as_deref().filter(|_| with_fix) {
-                let _ = writeln!(out, "    {} {fix}", paint(DIM, "└ fix:"));
+                out.push_str(&wrapped(&format!("    {} ", paint(DIM, "└ fix:")), fix, 8, w));
             }
         }
     };
@@ -234,24 +230,20 @@ pub(crate) fn trace_tree(d: &Diagnosis, findings: &[Finding], color: bool) -> St
     // Independent causes, ranked (severity, then path order): fixing the root cause leaves each broken.
     for (i, c) in d.causes.iter().enumerate() {
         let Some(f) = findings.get(c.root_cause) else { continue };
-        let _ = writeln!(
-            out,
-            "{} {} {}  {}",
-            paint(BOLD, &format!("cause {} (independent):", i + 2)),
-            paint(BOLD, f.meta.code),
-            f.message,
-            paint(CYAN, &place(f))
-        );
+        let first =
+            format!("{} {} ", paint(BOLD, &format!("cause {} (independent):", i + 2)), paint(BOLD, f.meta.code));
+        out.push_str(&wrapped(&first, &f.message, 2, w));
+        let _ = writeln!(out, "  {} {}", paint(DIM, "-->"), paint(CYAN, &place(f)));
         if let Some(fix) = &f.fix {
-            let _ = writeln!(out, "  {} {fix}", paint(DIM, "└ fix:"));
+            out.push_str(&wrapped(&format!("  {} ", paint(DIM, "└ fix:")), fix, 6, w));
         }
         if c.chain.len() > 1 {
             let links: Vec<String> = c.chain.iter().map(|l| format!("{} {}", l.object, l.state)).collect();
-            let _ = writeln!(out, "  {} {}", paint(DIM, "chain:"), links.join(" ← "));
+            out.push_str(&wrapped(&format!("  {} ", paint(DIM, "chain:")), &links.join(" ← "), 4, w));
         }
         let also: Vec<&str> = c.explains.iter().filter_map(|&fi| findings.get(fi)).map(|f| f.meta.code).collect();
         if !also.is_empty() {
-            let _ = writeln!(out, "  {} {}", paint(DIM, "explains:"), also.join(" "));
+            out.push_str(&wrapped(&format!("  {} ", paint(DIM, "explains:")), &also.join(" "), 4, w));
         }
     }
     list(&mut out, "also on this path:", &d.also, true);

@@ -34,6 +34,7 @@ fn finding(code: &str, object: ObjectRef, file: &str, line: u32, message: &str) 
         ignore_annotation: None,
         port: None,
         build: None,
+        notes: vec![],
     }
 }
 
@@ -121,6 +122,7 @@ fn page() -> String {
         group_by_object: false,
         diagnoses: &diagnoses,
         trace: true,
+        observations: &[],
     };
     render(&report, Format::Html, false)
 }

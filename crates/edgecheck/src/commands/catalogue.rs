@@ -3,7 +3,7 @@
 use crate::cli::CatalogueFormat;
 
 pub fn list(format: CatalogueFormat) -> anyhow::Result<u8> {
-    super::write_stdout(&edgecheck_report::render_catalogue(format.into()))?;
+    super::write_stdout(&edgecheck_report::render_catalogue(format.into(), super::terminal_width()))?;
     Ok(0)
 }
 

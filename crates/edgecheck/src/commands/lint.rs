@@ -15,8 +15,9 @@ pub struct Settings {
     pub suppressions: Vec<Suppression>,
     pub fail_on: Option<Severity>,
     pub now: i64,
-    pub color: bool,
     pub format: Format,
+    /// How text is laid out (colour, width, snippets).
+    pub style: edgecheck_report::Style,
 }
 
 /// The settings of a run: `format` and `color` are the command's, the rest the shared flags over the config.
@@ -79,8 +80,10 @@ pub fn settings(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
     };
-    let color = format == Format::Text && color.enabled();
-    Ok(Settings { selection, suppressions, fail_on, now, color, format })
+    let color = matches!(format, Format::Text | Format::Concise) && color.enabled();
+    let style =
+        edgecheck_report::Style { color, width: super::terminal_width(), snippets: !args.no_snippets, verbose: false };
+    Ok(Settings { selection, suppressions, fail_on, now, format, style })
 }
 
 pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
@@ -179,6 +182,7 @@ fn emit_parts(parts: &[Part], format: Format, color: ColorChoice) -> anyhow::Res
                 group_by_object: false,
                 diagnoses: &p.analysis.diagnoses,
                 trace: false,
+                observations: &[],
             };
             let label = edgecheck_core::redact::controls(&p.label).into_owned();
             out.push_str(&if format == Format::Text {
@@ -186,7 +190,8 @@ fn emit_parts(parts: &[Part], format: Format, color: ColorChoice) -> anyhow::Res
             } else {
                 format!("# {label}\n\n")
             });
-            out.push_str(&edgecheck_report::render(&report, format, color));
+            let style = edgecheck_report::Style { color, ..p.settings.style };
+            out.push_str(&edgecheck_report::render_styled(&report, format, &style));
             out.push('\n');
         }
         out.push_str(&format!(
@@ -225,8 +230,10 @@ fn emit_parts(parts: &[Part], format: Format, color: ColorChoice) -> anyhow::Res
         group_by_object: false,
         diagnoses: &diagnoses,
         trace: false,
+        observations: &[],
     };
-    super::write_report(&report, format, false)
+    let style = parts.first().map(|p| p.settings.style).unwrap_or_default();
+    super::write_report(&report, format, &edgecheck_report::Style { color: false, ..style })
 }
 
 fn add(total: &mut edgecheck_checks::Summary, s: &edgecheck_checks::Summary) {
@@ -315,16 +322,16 @@ pub fn emit(graph: &Graph, analysis: &edgecheck_checks::Analysis, s: &Settings) 
     emit_with(graph, analysis, s, None)
 }
 
-/// Renders and returns the exit code; `targets` (probe) groups text by endpoint and counts them.
+/// Renders and returns the exit code; `observations` (probe) groups text by endpoint and counts them.
 pub fn emit_with(
     graph: &Graph,
     analysis: &edgecheck_checks::Analysis,
     s: &Settings,
-    targets: Option<usize>,
+    observations: Option<&[edgecheck_core::observation::TargetObservation]>,
 ) -> anyhow::Result<u8> {
     let mut summary = analysis.summary(graph);
-    summary.targets = targets.unwrap_or(0);
-    let by_target = targets.is_some();
+    summary.targets = observations.map_or(0, <[_]>::len);
+    let by_target = observations.is_some();
     let objects = analysis.object_entries(graph);
     let report = Report {
         findings: &analysis.findings,
@@ -334,8 +341,9 @@ pub fn emit_with(
         group_by_object: by_target,
         diagnoses: &analysis.diagnoses,
         trace: false,
+        observations: observations.unwrap_or_default(),
     };
-    super::write_report(&report, s.format, s.color)?;
+    super::write_report(&report, s.format, &s.style)?;
     let failed = s.fail_on.is_some_and(|t| analysis.findings.iter().any(|f| f.severity.reaches(t)));
     Ok(u8::from(failed))
 }

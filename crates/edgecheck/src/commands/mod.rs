@@ -30,13 +30,24 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
 pub fn write_report(
     report: &edgecheck_report::Report<'_>,
     format: edgecheck_report::Format,
-    color: bool,
+    style: &edgecheck_report::Style,
 ) -> anyhow::Result<()> {
     use std::io::Write as _;
     let mut out = std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock());
-    edgecheck_report::render_to(report, format, color, &mut out)?;
+    edgecheck_report::render_to(report, format, style, &mut out)?;
     out.flush()?;
     Ok(())
+}
+
+/// The width text wraps to: the terminal's when stdout is one, else [`edgecheck_report::DEFAULT_WIDTH`].
+pub fn terminal_width() -> usize {
+    use std::io::IsTerminal as _;
+    if !std::io::stdout().is_terminal() {
+        return edgecheck_report::DEFAULT_WIDTH;
+    }
+    console::Term::stdout()
+        .size_checked()
+        .map_or(edgecheck_report::DEFAULT_WIDTH, |(_, cols)| usize::from(cols).max(40))
 }
 
 /// Writes to stdout, failing on a broken pipe (which `main` turns into exit 0).

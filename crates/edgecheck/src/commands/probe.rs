@@ -12,7 +12,8 @@ use crate::config;
 
 pub fn run(args: &ProbeArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let loaded = config::discover(std::path::Path::new("."), args.check.config.as_deref(), args.check.no_config)?;
-    let s = super::lint::settings(&args.check, args.format.into(), color, &loaded)?;
+    let mut s = super::lint::settings(&args.check, args.format.into(), color, &loaded)?;
+    s.style.verbose = args.verbose;
     let observations = probe(&args.targets, &args.probe, s.now)?;
     let options = Options::default();
     let graph = Graph::build(Inventory::default(), &options);
@@ -25,7 +26,7 @@ pub fn run(args: &ProbeArgs, color: ColorChoice) -> anyhow::Result<u8> {
         &observations,
         edgecheck_checks::diagnose::Diagnose::Nothing,
     );
-    super::lint::emit_with(&graph, &analysis, &s, Some(observations.len()))
+    super::lint::emit_with(&graph, &analysis, &s, Some(&observations))
 }
 
 /// Probes `targets` with the probe options; saves the observations when asked.

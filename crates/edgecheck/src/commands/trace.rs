@@ -83,8 +83,9 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
         group_by_object: false,
         diagnoses,
         trace: true,
+        observations: &[],
     };
-    super::write_stdout(&edgecheck_report::render(&report, s.format, s.color))?;
+    super::write_stdout(&edgecheck_report::render_styled(&report, s.format, &s.style))?;
     // A host no object claims is an answer to a different question: say so, with the hosts that are.
     if diagnoses.first().is_some_and(|d| d.verdict == Verdict::Unclaimed) {
         let claimed: Vec<String> =

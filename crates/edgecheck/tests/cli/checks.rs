@@ -28,7 +28,7 @@ fn probe_accepts_only_the_formats_it_renders() {
     for format in ["dot", "mermaid", "html"] {
         let r = edgecheck(d.path(), &["probe", "--format", format, "https://127.0.0.1:1/"]);
         assert_eq!(r.code, 2, "{format}: {}", r.stdout);
-        assert!(r.stderr.contains("[possible values: text, json, sarif, markdown]"), "{format}: {}", r.stderr);
+        assert!(r.stderr.contains("[possible values: text, concise, json, sarif, markdown]"), "{format}: {}", r.stderr);
     }
 }
 

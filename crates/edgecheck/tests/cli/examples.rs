@@ -143,3 +143,32 @@ fn issue_19_lint_examples_reports_each_example_apart() {
     let text = edgecheck(&repo_root(), &["lint", "--merge", "--now", "2026-06-01T00:00:00Z", "examples/"]);
     assert!(!text.stdout.contains(" roots: "), "{}", text.stdout);
 }
+
+/// Issue 19: the README's example output is what the binary prints. Each ```` ``` ```` block that starts
+/// with `$ edgecheck ...` is run from the repository root; its lines must appear in the output in order,
+/// each `…` line standing for lines left out.
+#[test]
+fn the_readme_examples_are_what_the_binary_prints() {
+    let readme = std::fs::read_to_string(repo_root().join("README.md")).expect("README.md");
+    let mut checked = 0;
+    for block in readme.split("```").skip(1).step_by(2) {
+        let block = block.strip_prefix('\n').unwrap_or(block);
+        let Some(cmd) = block.lines().next().and_then(|l| l.strip_prefix("$ edgecheck ")) else { continue };
+        let args: Vec<&str> = cmd.split_whitespace().collect();
+        let out = edgecheck(&repo_root(), &args).stdout;
+        let out: Vec<&str> = out.lines().collect();
+        let mut at = 0;
+        for part in block.lines().skip(1).collect::<Vec<_>>().split(|l| *l == "…") {
+            if part.is_empty() {
+                continue;
+            }
+            let found = (at..=out.len().saturating_sub(part.len())).find(|&i| out[i..i + part.len()] == *part);
+            let Some(i) = found else {
+                panic!("README block `{cmd}`: these lines are not what the binary prints (in order):\n{}\n\nit prints:\n{}", part.join("\n"), out.join("\n"));
+            };
+            at = i + part.len();
+        }
+        checked += 1;
+    }
+    assert!(checked >= 3, "only {checked} README examples found");
+}

@@ -175,3 +175,52 @@ fn control_characters_in_names_and_messages_are_escaped() {
     let r = edgecheck(d.path(), &["trace", "http://shop.example.com/", "--from", ".", "--no-probe"]);
     assert!(!r.stdout.contains('\u{1b}'), "{}", r.stdout);
 }
+
+/// Issue 19, item 8: a snippet of a line inside a Secret's `data` or `stringData` (or its
+/// last-applied-configuration annotation) shows the key, never the value, in every text layout.
+#[test]
+fn snippets_never_show_a_secret_value() {
+    let d = Dir::new();
+    d.write(
+        "secret.yaml",
+        format!(
+            r#"apiVersion: v1
+kind: Secret
+metadata:
+  name: web-tls
+  namespace: shop
+  annotations:
+    kubectl.kubernetes.io/last-applied-configuration: |
+      {{"data":{{"tls.key":"{PASSWORD}"}}}}
+type: kubernetes.io/tls
+data:
+  tls.crt: {PASSWORD}!!
+  tls.key: {PASSWORD}
+stringData:
+  token: {PASSWORD}
+  config.yaml: |
+    password: {PASSWORD}
+---
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {{name: web, namespace: shop}}
+spec:
+  tls: [{{hosts: [shop.example.com], secretName: web-tls}}]
+  rules: [{{host: shop.example.com, http: {{paths: [{{path: /, pathType: Prefix, backend: {{service: {{name: web, port: {{number: 80}}}}}}}}]}}}}]
+"#
+        ),
+    );
+    for args in [
+        &["lint", "."][..],
+        &["lint", "--format", "concise", "."],
+        &["trace", "https://shop.example.com/", "--from", ".", "--no-probe"],
+    ] {
+        let r = edgecheck(d.path(), args);
+        assert_ne!(r.code, 101, "panic: {}", r.stderr);
+        let all = format!("{}{}", r.stdout, r.stderr);
+        assert!(!all.contains(PASSWORD), "{args:?} shows a Secret value:\n{all}");
+        if args.len() == 2 {
+            assert!(all.contains("|   tls.crt: ***"), "the snippet shows the Secret's line, masked:\n{all}");
+        }
+    }
+}

@@ -37,7 +37,7 @@ fn secret_values_appear_in_no_output_format() {
             assert!(!all.contains(&needle), "trace {format} output contains a secret value `{needle}`:\n{all}");
         }
         if format == "text" {
-            assert!(all.contains("Secret shop/web-tls") && all.contains("sha256 "), "{all}");
+            assert!(all.contains("Secret shop/web-tls") && all.contains("sha256"), "{all}");
         }
     }
     for format in formats {
@@ -304,4 +304,30 @@ fn unused_suppressions_are_infos_when_asked_in_every_format() {
         assert!(r.stdout.matches("LOD009").count() >= 2, "{format}: {}", r.stdout);
         assert!(r.stdout.contains("suppressed no finding"), "{format}: {}", r.stdout);
     }
+}
+
+/// Issue 19, items 8 and 9: text shows the YAML lines a finding points at (the field marked, the related
+/// object's field as a note), wrapped to 100 columns off a terminal; `--no-snippets` leaves the places
+/// only; `--format concise` is one `file:line:col: CODE message` line per finding.
+#[test]
+fn snippets_concise_and_wrapping() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let r = edgecheck(&root, &["lint", "examples/alb-https-503"]);
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stdout.lines().all(|l| l.chars().count() <= 100), "{}", r.stdout);
+    let lsn030 = &r.stdout[r.stdout.find("error[LSN030]").expect("LSN030")..];
+    let lsn030 = &lsn030[..lsn030.find("\n\n").unwrap_or(lsn030.len())];
+    insta::assert_snapshot!(lsn030);
+    let plain = edgecheck(&root, &["lint", "--no-snippets", "examples/alb-https-503"]);
+    assert!(!plain.stdout.contains(" | ") && plain.stdout.contains("  --> examples/alb-https-503/alb.yaml:37:3\n"));
+    let concise = edgecheck(&root, &["lint", "--format", "concise", "examples/alb-https-503"]);
+    assert_eq!(concise.code, 1);
+    let lines: Vec<&str> = concise.stdout.lines().collect();
+    assert_eq!(lines.len(), 5, "{}", concise.stdout);
+    assert!(
+        lines.iter().any(|l| l.starts_with("examples/alb-https-503/alb.yaml:37:3: LSN030 Ingress `shop/shop` needs")),
+        "{}",
+        concise.stdout
+    );
+    assert_eq!(lines[4], "4 errors, 0 warnings, 0 infos in 7 objects from 1 file");
 }

@@ -72,7 +72,14 @@ fn text_draws_the_tree_with_the_root_cause_and_fix() {
     assert!(svc.contains("◀ breaks here") && svc.contains('✗'), "{svc}");
     let job = out.lines().find(|l| l.contains("Job zitadel/zitadel-setup")).expect("job line");
     assert!(job.contains("◀ root cause"), "{job}");
-    assert!(out.contains("root cause: SEC002 secret-value-shape-invalid  examples/zitadel-dump/dump.yaml:"), "{out}");
+    assert!(
+        out.contains("root cause: SEC002 secret-value-shape-invalid\n  --> examples/zitadel-dump/dump.yaml:"),
+        "{out}"
+    );
+    // The tree is drawn with real glyphs: siblings joined by ├ and │, the last one by └.
+    assert!(out.contains("├─ ✗ Service zitadel/zitadel") && out.contains("│  └─ ✗ Job zitadel/zitadel-setup"), "{out}");
+    assert!(out.contains("└─ ✗ Application argocd/gateway"), "{out}");
+    assert!(out.lines().all(|l| l.chars().count() <= 100), "wrapped to 100 columns off a terminal:\n{out}");
     assert!(out.contains("└ fix: rotate the value at its source"), "{out}");
     assert!(out.contains("← Event zitadel/zitadel-setup-x7k2p.17a \"masterkey must be 32 bytes, got 24\""), "{out}");
 }

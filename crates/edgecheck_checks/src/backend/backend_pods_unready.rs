@@ -11,7 +11,7 @@ declare_check! {
     /// Live status: the Pods a routed Service selects (Pods in a dump, matched by the selector) when
     /// none of them is `Ready` (error), or when some are crash-looping (warning, intermittent). The
     /// finding quotes the containers' waiting reasons (`CrashLoopBackOff`), last termination messages
-    /// and the Pods' Events whose reason `reasons::layer_for` places in the backend layer: the probe
+    /// and the Pods' Events whose reason places the fault in the backend layer: the probe
     /// failure (`Readiness probe failed: ... connection reset by peer`,
     /// `http: server gave HTTP response to HTTPS client`).
     ///

@@ -12,7 +12,7 @@ declare_check! {
     /// (`discovery.k8s.io/v1`, label `kubernetes.io/service-name`) hold no ready endpoint
     /// (`conditions.ready` absent counts as ready, as the API defines). On a full dump that holds
     /// EndpointSlices, a selector Service without any slice counts as having none. Events of the
-    /// selected Pods whose reason `reasons::layer_for` places in the backend layer (`Unhealthy` probe failures such as `connection reset by peer`,
+    /// selected Pods whose reason places the fault in the backend layer (`Unhealthy` probe failures such as `connection reset by peer`,
     /// `http: server gave HTTP response to HTTPS client`, `BackOff`) are quoted as the reason.
     ///
     /// Finds nothing in a Git repository (no EndpointSlices there). ExternalName Services are skipped.

@@ -10,7 +10,7 @@ declare_check! {
     /// Events in a dump or live cluster whose message is an ALB controller's listener error:
     /// `listener is not exist in alb, port: 443, protocol: HTTPS`, `listener not found for (443/HTTPS)`,
     /// `empty https listener default certs`. The reason (`FailedBuildModel`, `FailedApplyModel`) is
-    /// generic; the message says where the fault is (`edgecheck_core::reasons::layer_for_message`).
+    /// generic; the message says where the fault is.
     /// The finding is about the Event's involved object (usually the Ingress). Finds nothing in a Git
     /// repository.
     ///

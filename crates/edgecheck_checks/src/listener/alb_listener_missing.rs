@@ -89,7 +89,7 @@ impl AlbListenerMissing {
                         if have.is_empty() { "none".to_string() } else { have.join(", ") }
                     ))
                     .related(cx.graph.obj(class).to_ref())
-                    .related(cfg_obj.to_ref())
+                    .note_at(cfg_obj, "spec.listeners", "the listeners the fix adds to")
                     .fix(format!("add `- port: {port}` with `protocol: {proto}` to {} spec.listeners", cfg_obj.to_ref()))
                     .emit();
             }

@@ -6,7 +6,7 @@ declare_check! {
     /// ## What it checks
     /// A live Gateway API condition (GatewayClass, Gateway, its listeners, ListenerSet, a route's
     /// parent status, a policy) that is `False` (or `Conflicted=True`) with a reason that puts the
-    /// fault at the listener layer (`edgecheck_core::reasons::layer_for`): `AddressNotAssigned`,
+    /// fault at the listener layer: `AddressNotAssigned`,
     /// `ListenersNotValid`, `ProtocolConflict`, `HostnameConflict`, `UnsupportedProtocol`,
     /// `InvalidParameters`, `Pending`, ... Dumps and clusters only.
     ///

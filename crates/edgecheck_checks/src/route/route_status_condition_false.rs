@@ -4,7 +4,7 @@ use crate::framework::{declare_check, CheckContext};
 
 declare_check! {
     /// ## What it checks
-    /// A live Gateway API condition that is `False` with a reason `layer_for` puts at the route layer:
+    /// A live Gateway API condition that is `False` with a reason that puts the fault at the route layer:
     /// `NoMatchingParent`, `NotAllowedByListeners`, `NoMatchingListenerHostname`, `RefNotPermitted`,
     /// `UnsupportedRouteKind`. Dumps and clusters only.
     ///

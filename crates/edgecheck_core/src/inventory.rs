@@ -251,6 +251,9 @@ pub struct Build {
     pub helm_charts: bool,
     /// A kustomize `Component` (`kind: Component`): included by others, never built alone.
     pub component: bool,
+    /// The kustomization holds template directives or placeholders (`namespace: {{ .app_namespace }}`, a
+    /// scaffold): it is a template of a build, not one.
+    pub template: bool,
 }
 
 /// A kind a live scan could not list: its objects are unknown, not missing.

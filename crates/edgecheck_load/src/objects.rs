@@ -213,6 +213,7 @@ fn kustomize_build(file: &str, value: &Value) -> Build {
         }
     }
     b.component = value.get("kind").and_then(Value::as_str) == Some("Component");
+    b.template = templated(value);
     b.helm_charts = value.get("helmCharts").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
     let patch_path = |e: &Value| e.as_str().or_else(|| e.get("path").and_then(Value::as_str)).map(str::to_string);
     for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
@@ -225,6 +226,17 @@ fn kustomize_build(file: &str, value: &Value) -> Build {
         }
     }
     b
+}
+
+/// Whether a kustomization is a template: `{{ .x }}` where a string should be (it parses as a mapping with
+/// a null value, or stays in a string). `${VAR}` is not: kustomize builds it and Flux substitutes the output.
+fn templated(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.contains("{{"),
+        Value::Object(m) => m.iter().any(|(k, x)| k.starts_with('.') && x.is_null() || templated(x)),
+        Value::Array(a) => a.iter().any(templated),
+        _ => false,
+    }
 }
 
 /// Turns one object read from a cluster (no file, no lines) into an [`Object`] whose `source.cluster`

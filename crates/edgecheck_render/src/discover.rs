@@ -32,6 +32,11 @@ pub struct Spec {
     pub parts: Vec<How>,
     /// Flux `postBuild` substitution over the output.
     pub substitute: Option<Vars>,
+    /// Directories it applies that cannot be rendered here (a Flux path in an ExternalArtifact or OCI
+    /// source, found below the object's own directories): never plain roots, never loose.
+    pub claims: Vec<String>,
+    /// The build that rendered the declaring object, when one did.
+    pub from: Option<String>,
 }
 
 impl Spec {
@@ -168,11 +173,84 @@ pub fn controllers(world: &World<'_>) -> Vec<Spec> {
             (ARGO, "Application") => application(world, o),
             (FLUX_KUSTOMIZE, "Kustomization") => flux_kustomization(world, o),
             (FLUX_HELM, "HelmRelease") => helm_release(world, o),
+            (ARGO, "ApplicationSet") => application_set(world, o),
             _ => None,
         };
         out.extend(spec);
     }
     out
+}
+
+/// An ApplicationSet: not expanded yet (docs/design.md "Builds"), but the directories its git generators
+/// name in a linted checkout are applied by it: never plain roots, never loose.
+fn application_set(world: &World<'_>, o: &Object) -> Option<Spec> {
+    let spec = o.value.get("spec")?;
+    let mut b = base_spec(o);
+    let mut generators: Vec<&Value> = Vec::new();
+    fn collect<'v>(g: &'v Value, out: &mut Vec<&'v Value>) {
+        if let Some(git) = g.get("git") {
+            out.push(git);
+        }
+        for key in ["matrix", "merge"] {
+            for inner in g.pointer(&format!("/{key}/generators")).and_then(Value::as_array).into_iter().flatten() {
+                collect(inner, out);
+            }
+        }
+    }
+    for g in spec.get("generators").and_then(Value::as_array).into_iter().flatten() {
+        collect(g, &mut generators);
+    }
+    for git in generators {
+        let Some(repo) = s(git, "/repoURL").and_then(|u| world.repo_of_url(u)) else { continue };
+        let Some(prefix) = world.prefixes.get(repo).cloned().flatten() else { continue };
+        let dirs = &world.repos[repo].dirs;
+        for d in git.get("directories").and_then(Value::as_array).into_iter().flatten() {
+            if d.get("exclude").and_then(Value::as_bool) == Some(true) {
+                continue;
+            }
+            let Some(pattern) = s(d, "/path") else { continue };
+            for dir in dirs.iter().filter(|dir| path_glob(pattern, dir)) {
+                b.claims.push(join_path(prefix.trim_end_matches('/'), dir));
+            }
+        }
+        for f in git.get("files").and_then(Value::as_array).into_iter().flatten() {
+            let Some(pattern) = s(f, "/path") else { continue };
+            for file in world.repos[repo].files.iter().filter(|file| path_glob(pattern, file)) {
+                let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
+                b.claims.push(join_path(prefix.trim_end_matches('/'), dir));
+            }
+        }
+    }
+    b.parts.push(How::No {
+        what: "generators".into(),
+        why: NotRendered::Other("ApplicationSets are not expanded yet".into()),
+    });
+    Some(b)
+}
+
+/// A glob over a `/`-separated path, as Argo CD's git generators take them: `*` within a segment, `**`
+/// across segments.
+fn path_glob(pattern: &str, path: &str) -> bool {
+    fn seg(p: &[u8], n: &[u8]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(b'*'), _) => seg(&p[1..], n) || (!n.is_empty() && seg(p, &n[1..])),
+            (Some(b'?'), Some(_)) => seg(&p[1..], &n[1..]),
+            (Some(a), Some(b)) if a == b => seg(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    fn parts(p: &[&str], n: &[&str]) -> bool {
+        match (p.first(), n.first()) {
+            (None, None) => true,
+            (Some(&"**"), _) => parts(&p[1..], n) || (!n.is_empty() && parts(p, &n[1..])),
+            (Some(a), Some(b)) => seg(a.as_bytes(), b.as_bytes()) && parts(&p[1..], &n[1..]),
+            _ => false,
+        }
+    }
+    let p: Vec<&str> = pattern.trim_matches('/').split('/').collect();
+    let n: Vec<&str> = path.split('/').collect();
+    parts(&p, &n)
 }
 
 fn base_spec(o: &Object) -> Spec {
@@ -185,6 +263,8 @@ fn base_spec(o: &Object) -> Spec {
         namespace: None,
         parts: Vec::new(),
         substitute: None,
+        claims: Vec::new(),
+        from: o.source.build.as_deref().map(str::to_string),
     }
 }
 
@@ -236,7 +316,12 @@ fn application(world: &World<'_>, o: &Object) -> Option<Spec> {
             continue;
         };
         let Some(dir) = world.in_repo(repo, path) else { continue };
-        b.parts.extend(source_part(world, o, src, &dir, b.namespace.as_deref(), &refs));
+        let part = source_part(world, o, src, &dir, b.namespace.as_deref(), &refs);
+        // A plugin or jsonnet source still applies its directory.
+        if matches!(part, Some(How::No { .. })) {
+            b.claims.push(dir.clone());
+        }
+        b.parts.extend(part);
     }
     (!b.parts.is_empty()).then_some(b)
 }
@@ -264,6 +349,13 @@ fn source_part(
     if !World::is_dir(dir) {
         // GIT001 reports the missing path; there is nothing to build.
         return None;
+    }
+    // A config management plugin renders it (or may: a named or discovered plugin), not kustomize or helm.
+    if src.get("plugin").is_some() {
+        return Some(How::No {
+            what: dir.to_string(),
+            why: NotRendered::Other("a config management plugin renders it; edgecheck runs no plugins".into()),
+        });
     }
     if kustomization_file(dir) {
         let k = src.get("kustomize").unwrap_or(&Value::Null);
@@ -356,6 +448,17 @@ fn source_part(
         })));
     }
     let d = src.get("directory").unwrap_or(&Value::Null);
+    let jsonnet = std::fs::read_dir(if dir.is_empty() { "." } else { dir })
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".jsonnet") || n.ends_with(".libsonnet")));
+    if jsonnet || d.get("jsonnet").is_some() {
+        return Some(How::No {
+            what: dir.to_string(),
+            why: NotRendered::Other("Argo CD evaluates its jsonnet, which edgecheck does not".into()),
+        });
+    }
     let globs = |key: &str| -> Vec<String> {
         let raw = s(d, &format!("/{key}")).unwrap_or("");
         let raw = raw.trim().trim_start_matches('{').trim_end_matches('}');
@@ -391,7 +494,7 @@ fn flux_source(world: &World<'_>, o: &Object, source_ref: Option<&Value>) -> Res
     if kind != "GitRepository" {
         return Err(Refused {
             what: format!("{kind} {name}"),
-            why: NotRendered::Remote(format!("the source is a {kind} (`{name}`), not a linted checkout")),
+            why: NotRendered::Other(format!("the source is {kind} `{name}`, which edgecheck does not read")),
         });
     }
     match world.find(FLUX_SOURCE, "GitRepository", ns, name) {
@@ -463,6 +566,7 @@ fn flux_kustomization(world: &World<'_>, o: &Object) -> Option<Spec> {
         Ok(d) => d,
         Err(no) => {
             b.parts.push(no.into());
+            b.claims.extend(near(o, path).filter(|d| !d.is_empty()));
             return Some(b);
         }
     };

@@ -113,13 +113,14 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         api_versions,
     };
 
+    let app_charts = app_of_apps_charts(&inv, &prefixes);
     let mut outcomes: HashMap<String, Outcome> = HashMap::new();
     let mut specs: Vec<Spec> = Vec::new();
     for _ in 0..opts.max_depth.max(1) {
         let found = {
             let world = World { objects: current(&files, &specs, &outcomes), repos: &inv.repos, prefixes: &prefixes };
             let mut found = discover::controllers(&world);
-            found.extend(plain_roots(&inv.builds, &included, &found, &ctx));
+            found.extend(plain_roots(&inv.builds, &included, &app_charts, &found, &ctx));
             dedupe(found)
         };
         let same = found.len() == specs.len() && found.iter().zip(&specs).all(|(a, b)| a.key() == b.key());
@@ -142,6 +143,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut replaced: HashSet<&str> = HashSet::new();
     let mut applied: HashSet<&str> = HashSet::new();
     let mut in_failed: Vec<&str> = Vec::new();
+    let mut claimed_files: HashSet<String> = HashSet::new();
     let mut records = Vec::new();
     let mut objects: Vec<Object> = Vec::new();
     let mut problems: Vec<LoadProblem> = Vec::new();
@@ -149,6 +151,8 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     for s in &specs {
         let outcome = outcomes.get(&s.key());
         records.push(record(s, outcome, opts.mode));
+        in_failed.extend(s.claims.iter().map(String::as_str));
+        claimed_files.extend(claim_files(&ctx, &s.claims));
         let Some(o) = outcome else {
             in_failed.extend(s.parts.iter().filter_map(part_dir));
             continue;
@@ -170,6 +174,13 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let rendered_names: HashSet<(String, String)> =
         objects.iter().map(|o| (o.kind.kind.clone(), o.name.clone())).collect();
     let has_builds = !specs.is_empty();
+    // What sits beside the controller objects (a Namespace, an AppProject) is applied with them.
+    let controller_dirs: HashSet<String> = files
+        .iter()
+        .filter(|o| is_controller_input(o))
+        .filter_map(|o| o.source.file.as_deref())
+        .map(|f| f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string()))
+        .collect();
     let mut loose: BTreeMap<String, usize> = BTreeMap::new();
     let mut kept = Vec::with_capacity(files.len());
     for o in files {
@@ -177,7 +188,11 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         if replaced.contains(f) {
             continue;
         }
-        let of_a_build = applied.contains(f) || in_failed.iter().any(|d| under_dir(f, d));
+        let dir = f.rsplit_once('/').map_or("", |(d, _)| d);
+        let of_a_build = applied.contains(f)
+            || claimed_files.contains(f)
+            || in_failed.iter().any(|d| under_dir(f, d))
+            || controller_dirs.contains(dir);
         if has_builds && !of_a_build && !o.source.example && !is_controller_input(&o) {
             // A copy of what a build renders never stands in for it or collides with it.
             let same = match &o.namespace {
@@ -228,6 +243,12 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     inv
 }
 
+/// The files the kustomizations in claimed directories include (a claimed Flux path's overlay reaching its
+/// bases elsewhere).
+fn claim_files(ctx: &render::Ctx<'_>, claims: &[String]) -> HashSet<String> {
+    render::reach_files(ctx, claims.iter().cloned())
+}
+
 /// The manifest files below a chart's `templates/` (the loader skipped them as templates).
 fn template_files(chart: &str) -> usize {
     let dir = std::path::Path::new(if chart.is_empty() { "." } else { chart }).join("templates");
@@ -239,16 +260,13 @@ fn template_files(chart: &str) -> usize {
         .count()
 }
 
-/// Kinds that controllers read rather than apply from a build: the roots of the builds themselves and
-/// their sources (applied by bootstrap), never loose.
+/// Kinds that controllers read rather than apply from a build: the roots of the builds themselves, their
+/// sources and Flux's other objects (applied by bootstrap), never loose.
 fn is_controller_input(o: &Object) -> bool {
     matches!(
         (o.kind.group.as_str(), o.kind.kind.as_str()),
         ("argoproj.io", "Application" | "ApplicationSet" | "AppProject")
-            | ("kustomize.toolkit.fluxcd.io", "Kustomization")
-            | ("helm.toolkit.fluxcd.io", "HelmRelease")
-            | ("source.toolkit.fluxcd.io", _)
-    )
+    ) || o.kind.group.ends_with(".fluxcd.io")
 }
 
 /// The directory a part builds.
@@ -310,7 +328,10 @@ fn dedupe(found: Vec<Spec>) -> Vec<Spec> {
         let n = names.entry(s.name.clone()).or_default();
         *n += 1;
         if *n > 1 {
-            s.name = format!("{} ({}:{})", s.name, s.file.as_deref().unwrap_or("-"), s.line.unwrap_or(0));
+            s.name = match &s.from {
+                Some(b) => format!("{} (as {b} renders it)", s.name),
+                None => format!("{} ({}:{})", s.name, s.file.as_deref().unwrap_or("-"), s.line.unwrap_or(0)),
+            };
         }
         out.push(s);
     }
@@ -319,10 +340,18 @@ fn dedupe(found: Vec<Spec>) -> Vec<Spec> {
 
 /// Kustomizations no other kustomization includes and no controller build reaches: each a build of its
 /// own (`kustomize build` of the directory, as `kubectl apply -k` does).
-fn plain_roots(builds: &[Build], included: &HashSet<&str>, controllers: &[Spec], ctx: &render::Ctx<'_>) -> Vec<Spec> {
+fn plain_roots(
+    builds: &[Build],
+    included: &HashSet<&str>,
+    app_charts: &[String],
+    controllers: &[Spec],
+    ctx: &render::Ctx<'_>,
+) -> Vec<Spec> {
     let mut reached: HashSet<&str> = HashSet::new();
     let mut trees: Vec<&str> = Vec::new();
     for s in controllers {
+        trees.extend(s.claims.iter().map(String::as_str));
+        reached.extend(render::reach_dirs(ctx, s.claims.iter().cloned()));
         for p in &s.parts {
             match p {
                 How::Kustomize { dir, overlay } => {
@@ -336,9 +365,38 @@ fn plain_roots(builds: &[Build], included: &HashSet<&str>, controllers: &[Spec],
             }
         }
     }
+    let free = |dir: &str| !trees.iter().any(|t| dir == *t || under_dir(dir, t));
+    // An app-of-apps chart (its templates write Applications) no build renders: bootstrap installs it by
+    // hand (`argocd app create --path`, `helm install`), with its own values.
+    let charts: Vec<Spec> = app_charts
+        .iter()
+        .filter(|c| free(c) && !app_charts.iter().any(|o| o != *c && under_dir(c, o)))
+        .map(|c| Spec {
+            name: format!("chart {}", if c.is_empty() { "." } else { c }),
+            origin: None,
+            file: Some(edgecheck_core::namespaces::join_path(c, "Chart.yaml")),
+            line: None,
+            cluster: None,
+            namespace: None,
+            parts: vec![How::Helm(Box::new(discover::HelmSpec {
+                chart: c.clone(),
+                release: c.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or("root").to_string(),
+                namespace: None,
+                value_files: Vec::new(),
+                values: Vec::new(),
+                set: Vec::new(),
+                set_file: Vec::new(),
+                skip_crds: false,
+                ignore_missing: false,
+            }))],
+            substitute: None,
+            claims: Vec::new(),
+            from: None,
+        })
+        .collect();
     builds
         .iter()
-        .filter(|b| !b.flux && !b.example && !b.component)
+        .filter(|b| !b.flux && !b.example && !b.component && !b.template)
         .filter(|b| !included.contains(b.dir.as_str()) && !reached.contains(b.dir.as_str()))
         .filter(|b| !trees.iter().any(|t| b.dir == *t || under_dir(&b.dir, t)))
         .map(|b| Spec {
@@ -350,8 +408,37 @@ fn plain_roots(builds: &[Build], included: &HashSet<&str>, controllers: &[Spec],
             namespace: None,
             parts: vec![How::Kustomize { dir: b.dir.clone(), overlay: discover::Overlay::default() }],
             substitute: None,
+            claims: Vec::new(),
+            from: None,
         })
+        .chain(charts)
         .collect()
+}
+
+/// Charts in the checkouts whose templates write Argo CD Applications or ApplicationSets.
+fn app_of_apps_charts(inv: &Inventory, prefixes: &[Option<String>]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (repo, r) in inv.repos.iter().enumerate() {
+        let Some(prefix) = prefixes.get(repo).cloned().flatten() else { continue };
+        for chart in r.files.iter().filter_map(|f| f.strip_suffix("Chart.yaml")) {
+            let chart = chart.trim_end_matches('/');
+            if edgecheck_core::placement::in_example_dir(chart) {
+                continue;
+            }
+            let templates = format!("{}templates/", if chart.is_empty() { String::new() } else { format!("{chart}/") });
+            let writes_apps = r.files.range(templates.clone()..).take_while(|f| f.starts_with(&templates)).any(|f| {
+                let path = edgecheck_core::namespaces::join_path(prefix.trim_end_matches('/'), f);
+                edgecheck_load::read::read_regular_text(std::path::Path::new(&path), 1 << 20).is_ok_and(|t| {
+                    t.contains("argoproj.io/")
+                        && (t.contains("kind: Application\n") || t.contains("kind: ApplicationSet"))
+                })
+            });
+            if writes_apps {
+                out.push(edgecheck_core::namespaces::join_path(prefix.trim_end_matches('/'), chart));
+            }
+        }
+    }
+    out
 }
 
 fn render_spec(ctx: &render::Ctx<'_>, spec: &Spec, files: &[Object]) -> Outcome {
@@ -430,11 +517,35 @@ fn substitute_documents(text: &str, vars: &envsubst::Vars) -> String {
         }
         if doc.contains("kustomize.toolkit.fluxcd.io/substitute: disabled") {
             out.push_str(doc);
-        } else {
-            out.push_str(&envsubst::substitute(doc, vars).text);
+            continue;
+        }
+        let substituted = envsubst::substitute(doc, vars).text;
+        let parses = |t: &str| edgecheck_load::yaml::parse_documents(t).iter().all(Result::is_ok);
+        // A multi-line value can make text YAML that Go's parser reads and ours does not (a flow sequence
+        // less indented than its key): then the strings of the parsed document are substituted instead, and
+        // the document is written as JSON (YAML too).
+        if substituted == doc || parses(&substituted) || !parses(doc) {
+            out.push_str(&substituted);
+            continue;
+        }
+        match edgecheck_load::yaml::parse_single(doc) {
+            Ok(Some(mut d)) => {
+                substitute_strings(&mut d.value, vars);
+                out.push_str(&d.value.to_string());
+            }
+            _ => out.push_str(&substituted),
         }
     }
     out
+}
+
+fn substitute_strings(v: &mut serde_json::Value, vars: &envsubst::Vars) {
+    match v {
+        serde_json::Value::String(s) => *s = envsubst::substitute(s, vars).text,
+        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| substitute_strings(x, vars)),
+        serde_json::Value::Object(m) => m.values_mut().for_each(|x| substitute_strings(x, vars)),
+        _ => {}
+    }
 }
 
 /// `*` and `?` globs over a file name, as Argo CD's `include`/`exclude` mostly use them.

@@ -92,6 +92,11 @@ pub fn reach_dirs<'a>(ctx: &Ctx<'a>, dirs: impl IntoIterator<Item = String>) -> 
     reach(ctx, dirs).into_iter().map(|b| b.dir.as_str()).collect()
 }
 
+/// Every file the kustomizations reachable from `dirs` list.
+pub fn reach_files(ctx: &Ctx<'_>, dirs: impl IntoIterator<Item = String>) -> HashSet<String> {
+    reach(ctx, dirs).into_iter().flat_map(|b| b.files.iter().cloned()).collect()
+}
+
 /// The files whose objects a rendered kustomize part replaces: every file its kustomizations list (and
 /// for Flux's generated kustomization, the manifests it lists).
 pub fn replaced_files(ctx: &Ctx<'_>, how: &How) -> HashSet<String> {
@@ -177,7 +182,9 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
     let mut cmd = tool.command(false);
     let _tmp;
     if overlay.is_empty() && !generated {
-        cmd.arg(if dir.is_empty() { "." } else { dir });
+        // Flux builds without load restrictions; Argo CD's may be configured so (`kustomize.buildOptions`):
+        // a file outside the kustomization's root is not what fails a build here.
+        cmd.arg(if dir.is_empty() { "." } else { dir }).arg("--load-restrictor").arg("LoadRestrictionsNone");
     } else {
         let Ok(tmp) = tempfile::tempdir() else {
             return Output::No(NotRendered::Other("cannot create a temporary directory".into()));

@@ -332,3 +332,74 @@ fn no_rendered_secret_value_reaches_any_output() {
     let v = lint(&d, &[]);
     assert!(v["objects"].as_array().expect("o").iter().any(|o| o["kind"] == "Secret"), "{v}");
 }
+
+#[test]
+fn an_app_of_apps_chart_is_rendered_and_its_applications_are_builds() {
+    let d = checkout();
+    web_chart(&d, "charts/web");
+    d.write("apps/Chart.yaml", "apiVersion: v2\nname: apps\nversion: 0.1.0\n");
+    d.write("apps/values.yaml", "host: shop.example.com\n");
+    d.write(
+        "apps/templates/web.yaml",
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: web\n  namespace: argocd\nspec:\n  project: default\n  destination: {{server: https://kubernetes.default.svc, namespace: web}}\n  source:\n    repoURL: {REPO}\n    path: charts/web\n    helm:\n      valuesObject:\n        host: {{{{ .Values.host }}}}\n"),
+    );
+    let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--show-builds", "--format", "json"]);
+    let listing = r.stdout.split("\n{").next().unwrap_or("").to_string();
+    assert!(listing.contains("chart apps"), "{listing}");
+    assert!(listing.contains("Application argocd/web"), "{listing}");
+    let v = lint(&d, &[]);
+    // The host comes from the root chart's values, through the Application it renders.
+    assert_eq!(at(&v, "TLS015"), vec!["charts/web/templates/certificate.yaml:7"], "{v}");
+    // The chart's directories are applied; only `cluster/` (the IngressClass and the issuer) is loose.
+    assert_eq!(at(&v, "LOD011"), vec!["cluster:0"], "{v}");
+}
+
+#[test]
+fn what_edgecheck_cannot_render_is_never_an_error() {
+    let d = checkout();
+    // A plugin source and a jsonnet directory: the repo-server renders them, edgecheck does not.
+    d.write("plugin/kustomization.yaml", "patches: [not-a-patch-object]\n");
+    d.write("jsonnet/app.jsonnet", "{}\n");
+    d.write(
+        "argocd/apps.yaml",
+        format!(
+            "{}---\n{}",
+            application(
+                "p",
+                &format!("  source:\n    repoURL: {REPO}\n    path: plugin\n    plugin: {{name: kustomized-helm}}\n")
+            ),
+            application("j", &format!("  source:\n    repoURL: {REPO}\n    path: jsonnet\n"))
+        ),
+    );
+    // A kustomization nobody points at that does not build: a warning, not an error.
+    d.write("hack/kustomization.yaml", "resources: [../missing]\n");
+    // An ApplicationSet applies the directories its git generator names: they are not loose.
+    d.write(
+        "argocd/set.yaml",
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {{name: all, namespace: argocd}}\nspec:\n  generators:\n    - git:\n        repoURL: {REPO}\n        revision: HEAD\n        directories: [{{path: 'services/*'}}]\n  template: {{}}\n"),
+    );
+    d.write("services/a/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+    let v = lint(&d, &[]);
+    let lod010: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["code"] == "LOD010")
+        .map(|f| (f["severity"].as_str().unwrap_or("").to_string(), f["message"].as_str().unwrap_or("").to_string()))
+        .collect();
+    assert!(lod010.iter().all(|(s, _)| s != "error"), "{lod010:?}");
+    assert!(lod010.iter().any(|(s, m)| s == "warning" && m.contains("no controller points at")), "{lod010:?}");
+    assert!(lod010.iter().any(|(s, _)| s == "info"), "{lod010:?}");
+    assert!(!codes(&v).contains(&"LOD011".to_string()), "{v}");
+    // Near miss: the same kustomization named by an Application is the controller's template error.
+    d.write("argocd/hack.yaml", application("hack", &format!("  source:\n    repoURL: {REPO}\n    path: hack\n")));
+    let v = lint(&d, &[]);
+    let errors: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["code"] == "LOD010" && f["severity"] == "error")
+        .collect();
+    assert_eq!(errors.len(), 1, "{v}");
+    assert!(errors[0]["message"].as_str().unwrap_or("").starts_with("Application argocd/hack"), "{}", errors[0]);
+}

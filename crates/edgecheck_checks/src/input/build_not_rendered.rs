@@ -10,8 +10,9 @@ declare_check! {
     /// runs them:
     /// - a template error (`helm template` or `kustomize build` failed): an **error** per build, with the
     ///   tool's own message — the controller fails the same way;
-    /// - a tool that is not installed, or a remote chart or resource (not fetched, not vendored): one
-    ///   **warning** per reason, naming every build it stops;
+    /// - a tool that is not installed, a remote chart or resource (not fetched, not vendored), or plain
+    ///   kustomizations (no controller points at them) that do not build: one **warning** per reason,
+    ///   naming every build it stops;
     /// - a source that is not in the linted checkouts, a value source the inputs do not hold, a kustomize
     ///   plugin: one **info** per reason;
     /// - `--render never`: one **info** in all.
@@ -44,6 +45,11 @@ impl BuildNotRendered {
             let BuildState::NotRendered(why) = &r.state else { continue };
             let object = r.origin.clone().unwrap_or_else(|| file_ref(r.file.as_deref().unwrap_or(&r.path)));
             match why {
+                // A kustomization no controller points at: nobody said it is applied as it is.
+                NotRendered::Failed(_) if r.origin.is_none() => groups
+                    .entry((4, "kustomizations and charts no controller points at do not build".into()))
+                    .or_default()
+                    .push(r),
                 NotRendered::Failed(m) => {
                     out.about(object, r.file.clone(), r.line)
                         .severity(Severity::Error)
@@ -59,7 +65,9 @@ impl BuildNotRendered {
                     groups.entry((0, format!("`{t}` is not installed"))).or_default().push(r)
                 }
                 NotRendered::Remote(_) => groups.entry((1, "remote charts or resources".into())).or_default().push(r),
-                NotRendered::Other(_) => groups.entry((2, "not in the linted checkouts".into())).or_default().push(r),
+                NotRendered::Other(_) => {
+                    groups.entry((2, "sources edgecheck does not read".into())).or_default().push(r)
+                }
             }
         }
         for ((class, what), records) in groups {
@@ -69,7 +77,8 @@ impl BuildNotRendered {
                 0 => (Severity::Warning, "install it (helm 3, kustomize v5 or kubectl), or give its path with --helm / --kustomize"),
                 1 => (Severity::Warning, "vendor the charts (`helm dependency build`, a charts/ directory) or pass --fetch to let helm pull them"),
                 3 => (Severity::Info, "run with --render auto to check what the builds render"),
-                _ => (Severity::Info, "lint the repository that holds the source too, or set repo-urls in .edgecheck.toml"),
+                4 => (Severity::Warning, "fix the kustomization if it is applied with `kubectl apply -k`, or point the controller that builds it at it"),
+                _ => (Severity::Info, "lint what they render (`argocd app manifests`, `flux build kustomization`) or the repository that holds them; set repo-urls in .edgecheck.toml if a source is this checkout"),
             };
             let mut f = out
                 .about(

@@ -247,6 +247,9 @@ pub struct RenderArgs {
     /// then lint as usual.
     #[arg(long)]
     pub show_builds: bool,
+    /// Render every build again: do not read or write the render cache (`~/.cache/edgecheck/render`).
+    #[arg(long)]
+    pub no_cache: bool,
 }
 
 /// `--render`.

@@ -82,7 +82,7 @@ pub fn parse_pem(text: &str) -> Result<Vec<PemBlock>, PemError> {
 }
 
 /// What edgecheck knows of one certificate. Public data only.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct CertInfo {
     /// Subject, RFC 4514 style.
     pub subject: String,
@@ -254,7 +254,7 @@ impl CertInfo {
 }
 
 /// A private key reduced to what can be shown and compared.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct KeyInfo {
     /// `RSA`, `EC`, `Ed25519`, or what the PEM label says.
     pub algorithm: String,

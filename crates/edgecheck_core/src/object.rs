@@ -116,6 +116,18 @@ impl LineTable {
         self.sorted = true;
     }
 
+    /// The recorded (path hash, line) pairs.
+    pub fn entries(&self) -> &[(u64, u32)] {
+        &self.entries
+    }
+
+    /// A table of recorded pairs (read back from the render cache), ready for lookups.
+    pub fn from_entries(entries: Vec<(u64, u32)>) -> LineTable {
+        let mut t = LineTable { entries, sorted: false };
+        t.finish();
+        t
+    }
+
     /// Moves every recorded line through `f`: lines of a rendered document mapped to the lines of the
     /// template it came from.
     pub fn remap(&mut self, f: impl Fn(u32) -> u32) {

@@ -10,8 +10,8 @@ use crate::cert::{parse_pem, CertInfo, KeyInfo};
 pub const NON_SECRET_KEYS: &[&str] =
     &["url", "type", "name", "project", "insecure", "enableLfs", "proxy", "noProxy", "forceHttpBasicAuth", "enableOCI"];
 
-/// The Secret, minus its values.
-#[derive(Debug, Clone, Default)]
+/// The Secret, minus its values (what the render cache may store).
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct SecretInfo {
     /// `type`, defaulted to `Opaque`.
     pub secret_type: String,

@@ -5,6 +5,7 @@
 //! applies is loose. Nothing here reaches the network or runs plugins, and every tool runs under a
 //! deadline and an output bound.
 
+mod cache;
 mod discover;
 pub mod envsubst;
 mod map;
@@ -51,6 +52,8 @@ pub struct RenderOptions {
     pub max_output: u64,
     /// Rounds of expansion (app of apps) before giving up.
     pub max_depth: usize,
+    /// Where rendered parts are cached (`None`: no cache, `--no-cache`).
+    pub cache: Option<PathBuf>,
 }
 
 impl Default for RenderOptions {
@@ -64,6 +67,7 @@ impl Default for RenderOptions {
             timeout: Duration::from_secs(60),
             max_output: 64 << 20,
             max_depth: 8,
+            cache: cache::default_dir(),
         }
     }
 }
@@ -77,6 +81,8 @@ struct PartResult {
     applied: HashSet<String>,
     /// Objects it rendered or applies.
     count: usize,
+    /// Its objects came from the cache.
+    cached: bool,
     state: Result<Option<String>, NotRendered>,
 }
 
@@ -114,6 +120,9 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     };
 
     let app_charts = app_of_apps_charts(&inv, &prefixes);
+    if let Some(dir) = &opts.cache {
+        cache::prune(dir);
+    }
     let mut outcomes: HashMap<String, Outcome> = HashMap::new();
     let mut specs: Vec<Spec> = Vec::new();
     for _ in 0..opts.max_depth.max(1) {
@@ -453,8 +462,21 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object]) 
         replaced: HashSet::new(),
         applied: HashSet::new(),
         count: 0,
+        cached: false,
         state: Ok(None),
     };
+    // A cached part: nothing runs.
+    let key = cache_key(ctx, spec, how);
+    if let (Some(dir), Some(key)) = (&ctx.opts.cache, &key) {
+        if let Some((tool, replaced, objects)) = cache::load(dir, key) {
+            r.count = objects.len();
+            r.objects = objects;
+            r.replaced = replaced;
+            r.cached = true;
+            r.state = Ok(Some(tool));
+            return r;
+        }
+    }
     let covered = |pred: &dyn Fn(&str) -> bool| -> HashSet<String> {
         files.iter().filter_map(|o| o.source.file.as_deref()).filter(|f| pred(f)).map(str::to_string).collect()
     };
@@ -501,10 +523,42 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object]) 
                     o.namespace = spec.namespace.clone().or_else(|| Some("default".into()));
                 }
             }
+            // Only a clean render is kept: problems are reported again by rendering again.
+            if let (Some(dir), Some(key), true) = (&ctx.opts.cache, &key, r.problems.is_empty()) {
+                cache::store(dir, key, &tool, &r.replaced, &r.objects);
+            }
             r.state = Ok(Some(tool));
         }
     }
     r
+}
+
+/// The cache key of a part that runs a tool: its settings, the substitutions and the build's name (objects
+/// carry it), the tool binary, and every file it may read. `None` for parts that run nothing.
+fn cache_key(ctx: &render::Ctx<'_>, spec: &Spec, how: &How) -> Option<String> {
+    let (tool, inputs): (&tools::Tool, Vec<String>) = match how {
+        How::Kustomize { dir, overlay } | How::FluxGenerated { dir, overlay } => {
+            let tool = ctx.kustomize.as_ref().ok()?;
+            let start = std::iter::once(dir.clone()).chain(overlay.components.iter().cloned());
+            let mut inputs: Vec<String> = render::reach_dirs(ctx, start).into_iter().map(str::to_string).collect();
+            inputs.push(dir.clone());
+            inputs.extend(render::reach_files(ctx, inputs.clone()));
+            (tool, inputs)
+        }
+        How::Helm(h) => {
+            let tool = ctx.helm.as_ref().ok()?;
+            let mut inputs = vec![h.chart.clone()];
+            inputs.extend(h.value_files.iter().cloned());
+            inputs.extend(h.set_file.iter().map(|(_, p)| p.clone()));
+            (tool, inputs)
+        }
+        _ => return None,
+    };
+    let description = format!(
+        "{how:?}|{:?}|{:?}|{}|{:?}|{:?}",
+        spec.namespace, spec.substitute, spec.name, ctx.api_versions, ctx.opts.kube_version
+    );
+    Some(cache::key(&description, &tool.path, &inputs))
 }
 
 /// Flux's substitution, document by document: one that opts out
@@ -587,7 +641,10 @@ fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
             let failed = o.parts.iter().find_map(|p| p.state.clone().err());
             let tool = o.parts.iter().find_map(|p| p.state.clone().ok().flatten());
             let n = o.parts.iter().map(|p| p.count).sum();
-            (failed.map_or(BuildState::Rendered, BuildState::NotRendered), tool, n)
+            let ran = o.parts.iter().filter(|p| matches!(p.state, Ok(Some(_)))).count();
+            let cached = ran > 0 && o.parts.iter().filter(|p| p.cached).count() == ran;
+            let ok = if cached { BuildState::Cached } else { BuildState::Rendered };
+            (failed.map_or(ok, BuildState::NotRendered), tool, n)
         }
     };
     BuildRecord {

@@ -177,7 +177,7 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
         }
     }
     if generated && files.is_empty() && subdirs.is_empty() {
-        return Output::Text { text: String::new(), tool: tool.version.clone(), helm_chart: None };
+        return Output::Text { text: String::new(), tool: tool.version().to_string(), helm_chart: None };
     }
     let mut cmd = tool.command(false);
     let _tmp;
@@ -246,7 +246,7 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
         _tmp = tmp;
     }
     match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
-        Ok(text) => Output::Text { text, tool: tool.version.clone(), helm_chart: None },
+        Ok(text) => Output::Text { text, tool: tool.version().to_string(), helm_chart: None },
         Err(e) => Output::No(failure(&e, false)),
     }
 }
@@ -348,7 +348,7 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
     // No plugins: helm finds none in an empty directory. No repository is consulted for a local chart.
     cmd.env("HELM_PLUGINS", tmp.path().join("no-plugins"));
     match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
-        Ok(text) => Output::Text { text, tool: tool.version.clone(), helm_chart: Some(h.chart.clone()) },
+        Ok(text) => Output::Text { text, tool: tool.version().to_string(), helm_chart: Some(h.chart.clone()) },
         Err(e) => Output::No(failure(&e, true)),
     }
 }

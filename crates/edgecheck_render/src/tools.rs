@@ -12,11 +12,33 @@ pub struct Tool {
     pub path: PathBuf,
     /// `kubectl kustomize` rather than `kustomize build`.
     pub kubectl: bool,
-    /// What it says its version is (`helm v3.17.1`, `kustomize v5.5.0`).
-    pub version: String,
+    /// Helm rather than kustomize.
+    helm: bool,
+    /// What it says its version is, asked once when first needed (a warm cache asks nothing).
+    version: std::sync::OnceLock<String>,
 }
 
 impl Tool {
+    /// What it says its version is (`helm v3.17.1`, `kubectl kustomize v5.5.0`).
+    pub fn version(&self) -> &str {
+        self.version.get_or_init(|| {
+            if self.helm {
+                let v = version_of(&self.path, &["version", "--short"]).unwrap_or_default();
+                let v = v.trim().split('+').next().unwrap_or("").to_string();
+                format!("helm {}", if v.is_empty() { "?" } else { &v })
+            } else if self.kubectl {
+                let out = version_of(&self.path, &["version", "--client"]).unwrap_or_default();
+                let v =
+                    out.lines().find_map(|l| l.strip_prefix("Kustomize Version:")).unwrap_or("?").trim().to_string();
+                format!("kubectl kustomize {v}")
+            } else {
+                let out = version_of(&self.path, &["version"]).unwrap_or_default();
+                let v = out.split_whitespace().find(|w| w.starts_with('v') || w.contains("v5")).unwrap_or("?");
+                format!("kustomize {}", v.trim_start_matches("{Version:kustomize/").trim_end_matches(','))
+            }
+        })
+    }
+
     /// A command for a build: `helm`, `kustomize build`, `kubectl kustomize`.
     pub fn command(&self, helm: bool) -> Command {
         let mut c = Command::new(&self.path);
@@ -56,9 +78,7 @@ pub fn helm(given: Option<&Path>) -> Result<Tool, String> {
         Some(p) => return Err(format!("{} (--helm)", p.display())),
         None => which("helm").ok_or_else(|| "helm".to_string())?,
     };
-    let v = version_of(&path, &["version", "--short"]).unwrap_or_default();
-    let v = v.trim().split('+').next().unwrap_or("").to_string();
-    Ok(Tool { path, kubectl: false, version: format!("helm {}", if v.is_empty() { "?" } else { &v }) })
+    Ok(Tool { path, kubectl: false, helm: true, version: std::sync::OnceLock::new() })
 }
 
 /// `kustomize`: the given path (a `kubectl` binary is used as `kubectl kustomize`), else `kustomize` on
@@ -74,14 +94,5 @@ pub fn kustomize(given: Option<&Path>) -> Result<Tool, String> {
             None => (which("kubectl").ok_or_else(|| "kustomize (or kubectl)".to_string())?, true),
         },
     };
-    let version = if kubectl {
-        let out = version_of(&path, &["version", "--client"]).unwrap_or_default();
-        let v = out.lines().find_map(|l| l.strip_prefix("Kustomize Version:")).unwrap_or("?").trim().to_string();
-        format!("kubectl kustomize {v}")
-    } else {
-        let out = version_of(&path, &["version"]).unwrap_or_default();
-        let v = out.split_whitespace().find(|w| w.starts_with('v') || w.contains("v5")).unwrap_or("?");
-        format!("kustomize {}", v.trim_start_matches("{Version:kustomize/").trim_end_matches(','))
-    };
-    Ok(Tool { path, kubectl, version })
+    Ok(Tool { path, kubectl, helm: false, version: std::sync::OnceLock::new() })
 }

@@ -29,6 +29,7 @@ pub fn options(args: &RenderArgs, inv: &InventoryArgs, loaded: &config::Loaded) 
         api_versions,
         kube_version: args.kube_version.clone().or_else(|| cfg.kube_version.clone()),
         timeout: args.render_timeout.unwrap_or(std::time::Duration::from_secs(60)),
+        cache: if args.no_cache { None } else { RenderOptions::default().cache },
         ..RenderOptions::default()
     })
 }
@@ -51,7 +52,7 @@ pub fn listing(records: &[BuildRecord]) -> String {
     for r in records {
         let state = match &r.state {
             BuildState::Rendered => format!("rendered, {} object{}", r.objects, if r.objects == 1 { "" } else { "s" }),
-            BuildState::Cached => format!("cached, {} objects", r.objects),
+            BuildState::Cached => format!("cached, {} object{}", r.objects, if r.objects == 1 { "" } else { "s" }),
             BuildState::NotRendered(why) => format!("not rendered: {}", why.reason()),
         };
         let at = match (&r.file, r.line) {

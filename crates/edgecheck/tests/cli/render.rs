@@ -403,3 +403,62 @@ fn what_edgecheck_cannot_render_is_never_an_error() {
     assert_eq!(errors.len(), 1, "{v}");
     assert!(errors[0]["message"].as_str().unwrap_or("").starts_with("Application argocd/hack"), "{}", errors[0]);
 }
+
+#[test]
+fn a_second_lint_of_an_unchanged_repository_renders_nothing() {
+    const PLANTED: &str = "hunter2-planted-cache-secret";
+    let cache = Dir::new();
+    let d = checkout();
+    web_chart(&d, "charts/web");
+    d.write(
+        "charts/web/templates/secret.yaml",
+        "apiVersion: v1\nkind: Secret\nmetadata: {name: s}\nstringData:\n  password: {{ .Values.password }}\n",
+    );
+    d.write(
+        "charts/web/values.yaml",
+        format!("host: shop.example.com\ncertHost: web.example.com\npassword: {PLANTED}\n"),
+    );
+    d.write("argocd/web.yaml", application("web", &format!("  source:\n    repoURL: {REPO}\n    path: charts/web\n")));
+    let run = |extra: &[&str]| {
+        let mut args = vec!["lint", ".", "--no-config", "--show-builds", "--no-snippets"];
+        args.extend_from_slice(extra);
+        let out = assert_cmd::Command::cargo_bin("edgecheck")
+            .expect("binary")
+            .current_dir(d.path())
+            .args(&args)
+            .env("NO_COLOR", "1")
+            .env("XDG_CACHE_HOME", cache.path())
+            .output()
+            .expect("run");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let first = run(&[]);
+    assert!(first.contains("Application argocd/web") && first.contains(": rendered, 4 objects"), "{first}");
+    let second = run(&[]);
+    assert!(second.contains(": cached, 4 objects"), "{second}");
+    // The same findings, from the cache.
+    let findings = |out: &str| out.lines().filter(|l| l.starts_with("error[") || l.starts_with("warning[")).count();
+    assert_eq!(findings(&first), findings(&second));
+    assert!(second.contains("error[TLS015]"), "{second}");
+    // --no-cache renders again; an edit renders again.
+    assert!(run(&["--no-cache"]).contains(": rendered, 4 objects"));
+    d.write(
+        "charts/web/values.yaml",
+        format!("host: web.example.com\ncertHost: web.example.com\npassword: {PLANTED}\n"),
+    );
+    let edited = run(&[]);
+    assert!(edited.contains(": rendered, 4 objects") && !edited.contains("error[TLS015]"), "{edited}");
+    // What is stored holds no Secret value, and only the user can read it.
+    let dir = cache.path().join("edgecheck/render");
+    let mut entries = 0;
+    for e in std::fs::read_dir(&dir).expect("cache dir").flatten() {
+        entries += 1;
+        let text = std::fs::read_to_string(e.path()).expect("entry");
+        assert!(!text.contains(PLANTED), "the cache holds the Secret's value");
+        let mode = std::os::unix::fs::PermissionsExt::mode(&e.metadata().expect("meta").permissions());
+        assert_eq!(mode & 0o077, 0, "{:o}", mode);
+    }
+    assert!(entries >= 2);
+    let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&dir).expect("dir").permissions());
+    assert_eq!(mode & 0o077, 0, "{:o}", mode);
+}

@@ -36,6 +36,7 @@ pub fn edgecheck(dir: &Path, args: &[&str]) -> Run {
         .current_dir(dir)
         .args(args)
         .env("NO_COLOR", "1")
+        .env("XDG_CACHE_HOME", test_cache())
         .output()
         .expect("run");
     Run {
@@ -43,6 +44,11 @@ pub fn edgecheck(dir: &Path, args: &[&str]) -> Run {
         stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
+}
+
+/// The render cache of the tests: one directory below the system's temp directory, never the user's.
+pub fn test_cache() -> std::path::PathBuf {
+    std::env::temp_dir().join("edgecheck-test-cache")
 }
 
 pub fn json(run: &Run) -> serde_json::Value {
@@ -89,7 +95,8 @@ pub fn edgecheck_guarded(dir: &Path, args: &[&str], stdin: Option<&Path>) -> Run
         .arg(bin)
         .args(args)
         .current_dir(dir)
-        .env("NO_COLOR", "1");
+        .env("NO_COLOR", "1")
+        .env("XDG_CACHE_HOME", test_cache());
     cmd.stdin(match stdin {
         Some(p) => std::process::Stdio::from(std::fs::File::open(p).expect("stdin")),
         None => std::process::Stdio::null(),

@@ -36,8 +36,8 @@ impl Target {
     }
 }
 
-/// What a reference means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What a reference means (ordered only so that edges can be grouped by kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum EdgeKind {
     /// Ingress → IngressClass (explicit, annotation or default; see [`Edge::how`]).
@@ -130,6 +130,8 @@ pub struct Graph {
     out: Vec<Vec<usize>>,
     inn: Vec<Vec<usize>>,
     producers: HashMap<(String, String), Vec<ObjId>>,
+    /// ReferenceGrants by namespace.
+    grants: HashMap<String, Vec<ObjId>>,
     crds: HashMap<Kind, ObjId>,
     namespace_explicit: Vec<bool>,
     unseen: std::collections::HashSet<String>,
@@ -304,6 +306,7 @@ impl Graph {
             out: vec![Vec::new(); objects.len()],
             inn: vec![Vec::new(); objects.len()],
             producers: HashMap::new(),
+            grants: HashMap::new(),
             crds: HashMap::new(),
             namespace_explicit,
             unseen: Default::default(),
@@ -361,6 +364,11 @@ impl Graph {
         }
         // Load order within each kind, as `ids` promises.
         g.by_kind.values_mut().for_each(|ids| ids.sort_unstable());
+        for &id in g.by_kind.get(&K::REFERENCE_GRANT.to_kind()).into_iter().flatten() {
+            if let Some(ns) = &g.objects[id.0].namespace {
+                g.grants.entry(ns.clone()).or_default().push(id);
+            }
+        }
         g.index_crds();
         g.index_producers();
         g.link(&apps);

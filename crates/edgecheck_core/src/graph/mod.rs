@@ -233,6 +233,7 @@ impl Graph {
         let mut from_builds = crate::namespaces::resolve(&objects, &builds);
         let build_tops: Vec<Vec<usize>> = from_builds.iter_mut().map(|b| std::mem::take(&mut b.tops)).collect();
         let app_dirs: Vec<(usize, String)> = apps.iter().map(|a| (a.repo, a.dir.clone())).collect();
+        let apps_by_dir = repo::apps_by_dir(&apps);
         // What a build applies: a kustomization or Flux Kustomization outside example directories, or an
         // Application's path. An example object no build names stays loose (`Source::example`).
         let applied: Vec<bool> = objects
@@ -243,7 +244,7 @@ impl Graph {
                     || o.source
                         .repo_path
                         .as_ref()
-                        .is_some_and(|(repo, path)| app_dirs.iter().any(|(r, d)| r == repo && under(path, d)))
+                        .is_some_and(|(repo, path)| repo::deepest_app(&apps_by_dir, *repo, path).is_some())
             })
             .collect();
         let unlisted: Vec<bool> = from_builds.iter().map(|b| b.unlisted).collect();
@@ -274,12 +275,7 @@ impl Graph {
                 continue;
             }
             let rp = o.source.repo_path.as_ref();
-            let from_app = rp.and_then(|(repo, path)| {
-                apps.iter()
-                    .filter(|a| a.repo == *repo && under(path, &a.dir))
-                    .max_by_key(|a| a.dir.len())
-                    .and_then(|a| a.namespace.clone())
-            });
+            let from_app = rp.and_then(|(repo, path)| repo::deepest_app(&apps_by_dir, *repo, path)?.namespace.clone());
             o.namespace = Some(b.dir_default.or(from_app).unwrap_or_else(|| options.default_namespace.clone()));
         }
 
@@ -459,5 +455,35 @@ mod tests {
         assert!(under("apps/shop/x.yaml", "apps/shop"));
         assert!(!under("apps/shopping/x.yaml", "apps/shop"));
         assert!(under("x.yaml", ""));
+    }
+
+    #[test]
+    fn deepest_app_is_the_longest_dir_holding_the_path() {
+        let app = |i: usize, repo: usize, dir: &str| AppDir {
+            id: ObjId(i),
+            repo,
+            dir: dir.into(),
+            field: String::new(),
+            namespace: None,
+        };
+        let apps = [
+            app(0, 0, ""),
+            app(1, 0, "apps/shop"),
+            app(2, 0, "apps/shop/base"),
+            app(3, 0, "apps/shop"),
+            app(4, 1, "x"),
+        ];
+        let by_dir = repo::apps_by_dir(&apps);
+        for (repo, path) in [
+            (0, "apps/shop/base/d.yaml"),
+            (0, "apps/shop/d.yaml"),
+            (0, "apps/shopping/d.yaml"),
+            (1, "x/y/d.yaml"),
+            (1, "y/d.yaml"),
+            (0, "a//b.yaml"),
+        ] {
+            let expected = apps.iter().filter(|a| a.repo == repo && under(path, &a.dir)).max_by_key(|a| a.dir.len());
+            assert_eq!(repo::deepest_app(&by_dir, repo, path).map(|a| a.id), expected.map(|a| a.id), "{path}");
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The pipeline after loading: status model, checks, suppression, ordering.
 
-use edgecheck_core::{Finding, Findings, Graph, Object, ObjectRef, Options};
+use edgecheck_core::{Finding, Findings, Graph, ObjId, Object, ObjectRef, Options};
 
 use rayon::prelude::*;
 
@@ -313,17 +313,20 @@ impl Analysis {
     pub fn object_entries(&self, graph: &Graph) -> Vec<ObjectEntry> {
         let mut out = Vec::with_capacity(graph.objects.len() - graph.duplicates.len());
         let dup: std::collections::HashSet<usize> = graph.duplicates.iter().map(|(d, _)| d.0).collect();
+        // Listener states by owner, sorted: each object's are one range, found by binary search (a scan of
+        // every listener per object was O(objects × listeners)).
+        let mut states: Vec<(ObjId, &String, &crate::model::gateway::ListenerState)> =
+            self.model.gateway.listeners.iter().map(|((lid, name), st)| (*lid, name, st)).collect();
+        states.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         for (id, o) in graph.iter() {
             if dup.contains(&id.0) || !understood(graph, id, o) {
                 continue;
             }
-            let mut listeners: Vec<(String, crate::model::gateway::ListenerState)> = self
-                .model
-                .gateway
-                .listeners
+            let start = states.partition_point(|(lid, _, _)| *lid < id);
+            let mut listeners: Vec<(String, crate::model::gateway::ListenerState)> = states[start..]
                 .iter()
-                .filter(|((lid, _), _)| *lid == id)
-                .map(|((_, name), st)| (name.clone(), st.clone()))
+                .take_while(|(lid, _, _)| *lid == id)
+                .map(|(_, name, st)| ((*name).clone(), (*st).clone()))
                 .collect();
             let order = listener_order(o);
             listeners.sort_by_key(|(n, _)| order.iter().position(|x| x == n).unwrap_or(usize::MAX));

@@ -230,26 +230,38 @@ fn context_is_chosen_like_kubectl() {
     assert!(matches!(edgecheck_kube::scan(&current), Err(edgecheck_kube::ScanError::Discovery(_))));
 }
 
-/// Issue #4's benchmark: 10,000 objects from the test API server. Run with
-/// `cargo test -p edgecheck_kube --test scan -- --ignored --nocapture ten_thousand`.
+/// Issues #4 and #17's benchmark: `SCAN_OBJECTS` objects (default 15,000; every third a Secret with data,
+/// the rest Services) from the test API server. Run with
+/// `cargo test -p edgecheck_kube --test scan -- --ignored --nocapture scan_benchmark` (`benches/scan.sh`).
 #[test]
 #[ignore = "benchmark"]
-fn ten_thousand_objects() {
+fn scan_benchmark() {
+    let n: usize = std::env::var("SCAN_OBJECTS").ok().and_then(|s| s.parse().ok()).unwrap_or(15_000);
     let dir = tempfile::tempdir().expect("tempdir");
     let mut objects =
         vec![serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "bulk", "uid": "u0"}})];
-    for i in 0..10_000 {
-        objects.push(serde_json::json!({
-            "apiVersion": "v1", "kind": "Service",
-            "metadata": {"name": format!("svc-{i}"), "namespace": "bulk", "uid": format!("u{}", i + 1), "resourceVersion": "1"},
-            "spec": {"selector": {"app": format!("a{i}")}, "ports": [{"port": 80}]}
-        }));
+    for i in 0..n {
+        let meta = serde_json::json!({"namespace": "bulk", "uid": format!("u{}", i + 1), "resourceVersion": "1"});
+        let mut o = if i % 3 == 2 {
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "Secret", "type": "Opaque", "metadata": meta,
+                "data": {"username": "YWRtaW4=", "password": format!("c2VjcmV0LXtp{i:08}")}
+            })
+        } else {
+            serde_json::json!({
+                "apiVersion": "v1", "kind": "Service", "metadata": meta,
+                "spec": {"selector": {"app": format!("a{i}")}, "ports": [{"port": 80}]}
+            })
+        };
+        o["metadata"]["name"] = serde_json::json!(format!("obj-{i}"));
+        objects.push(o);
     }
     let server = Server::start(Cluster { objects, ..Default::default() });
+    let rss_server = status_kb("VmRSS");
     let t0 = std::time::Instant::now();
     let s = scan(&server, dir.path(), None, None);
     let t_scan = t0.elapsed();
-    assert_eq!(s.inventory.objects.len(), 10_001);
+    assert_eq!(s.inventory.objects.len(), n + 1);
     let (api_time, load_time) = (s.api_time, s.load_time);
     let options = Options { complete: Some(true), ..Options::default() };
     let graph = Graph::build(s.inventory, &options);
@@ -263,7 +275,8 @@ fn ten_thousand_objects() {
         edgecheck_checks::diagnose::Diagnose::Hosts,
     );
     println!(
-        "10,001 objects: scan {t_scan:?} (API {:?}, loading {:?}), graph + checks {:?}; outside API calls {:?}; {} findings, {} requests",
+        "{} objects: scan {t_scan:?} (API {:?}, loading {:?}), graph + checks {:?}; outside API calls {:?}; {} findings, {} requests",
+        n + 1,
         api_time,
         load_time,
         t0.elapsed() - t_scan,
@@ -271,6 +284,20 @@ fn ten_thousand_objects() {
         a.findings.len(),
         server.requests().len()
     );
+    println!(
+        "resident before the scan (test server and its objects): {} MB; peak of the process: {} MB",
+        rss_server / 1024,
+        status_kb("VmHWM") / 1024
+    );
+}
+
+/// A `/proc/self/status` field in kB (0 where there is none).
+fn status_kb(field: &str) -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':')?.trim().strip_suffix("kB")?.trim().parse().ok())
+        .unwrap_or(0)
 }
 
 #[test]

@@ -26,16 +26,15 @@ pub struct Skipped {
 pub fn objects_from_document(
     file: &str,
     line: u32,
-    value: Value,
+    mut value: Value,
     lines: &Arc<LineTable>,
     out: &mut Vec<Object>,
     problems: &mut Vec<LoadProblem>,
     skipped: &mut Skipped,
     builds: &mut Vec<Build>,
 ) {
-    let api_version = value.get("apiVersion").and_then(Value::as_str).map(str::to_string);
-    let kind = value.get("kind").and_then(Value::as_str).map(str::to_string);
-    let (Some(api_version), Some(kind)) = (api_version, kind) else {
+    let kind = value.get("kind").and_then(Value::as_str);
+    if value.get("apiVersion").and_then(Value::as_str).is_none() || kind.is_none() {
         // kustomize reads its file without apiVersion/kind too.
         let base = file.rsplit('/').next().unwrap_or(file);
         if matches!(base, "kustomization.yaml" | "kustomization.yml" | "Kustomization") {
@@ -43,19 +42,19 @@ pub fn objects_from_document(
         }
         skipped.documents += 1;
         return;
-    };
-    if kind.ends_with("List") {
-        if let Some(Value::Array(items)) = value.get("items") {
-            let items_path = LineTable::key(LineTable::ROOT, "items");
-            for (i, item) in items.iter().enumerate() {
-                let root = LineTable::index(items_path, i);
-                let item_line = lines.get(root).unwrap_or(line);
-                one(file, item_line, root, item.clone(), lines, out, problems, skipped, builds);
-            }
-            return;
-        }
     }
-    let _ = (api_version, kind);
+    // A List's items are moved out of it, not copied.
+    let list = kind.is_some_and(|k| k.ends_with("List"));
+    if let (true, Some(Value::Array(items))) = (list, value.get_mut("items")) {
+        let items = std::mem::take(items);
+        let items_path = LineTable::key(LineTable::ROOT, "items");
+        for (i, item) in items.into_iter().enumerate() {
+            let root = LineTable::index(items_path, i);
+            let item_line = lines.get(root).unwrap_or(line);
+            one(file, item_line, root, item, lines, out, problems, skipped, builds);
+        }
+        return;
+    }
     one(file, line, LineTable::ROOT, value, lines, out, problems, skipped, builds);
 }
 

@@ -38,6 +38,8 @@ pub struct PathIndex<'g> {
     /// Services of type LoadBalancer.
     lb_services: Vec<ObjId>,
     app_resources: HashMap<(String, Option<String>, String), ObjId>,
+    /// Backend and TLS Secret edges by (object, kind), sorted by field, each with its place in the graph.
+    by_field: HashMap<(ObjId, EdgeKind), Vec<(usize, &'g edgecheck_core::Edge)>>,
 }
 
 impl PathIndex<'_> {
@@ -49,7 +51,11 @@ impl PathIndex<'_> {
             return Some(a);
         }
         let o = graph.obj(id);
-        if let Some(a) = self.app_resources.get(&(o.kind.kind.clone(), o.namespace.clone(), o.name.clone())) {
+        // (The key is built only when there is something to look up: this runs for every node of every path.)
+        let listed = (!self.app_resources.is_empty())
+            .then(|| self.app_resources.get(&(o.kind.kind.clone(), o.namespace.clone(), o.name.clone())))
+            .flatten();
+        if let Some(a) = listed {
             return Some(*a);
         }
         let tracked = o
@@ -63,6 +69,24 @@ impl PathIndex<'_> {
 }
 
 impl<'g> PathIndex<'g> {
+    /// The edges of `kind` from `id` whose field starts with one of `prefixes`, in the graph's order. The
+    /// edges of one rule are one range of the sorted fields: scanning every edge of an Ingress with
+    /// 20,000 rules for each of its hosts was quadratic.
+    fn edges_under(&self, id: ObjId, kind: EdgeKind, prefixes: &[String]) -> Vec<&'g edgecheck_core::Edge> {
+        let Some(sorted) = self.by_field.get(&(id, kind)) else { return Vec::new() };
+        let mut hits: Vec<(usize, &'g edgecheck_core::Edge)> = prefixes
+            .iter()
+            .flat_map(|p| {
+                let start = sorted.partition_point(|(_, e)| e.field.as_str() < p.as_str());
+                sorted[start..].iter().take_while(move |(_, e)| e.field.starts_with(p.as_str()))
+            })
+            .copied()
+            .collect();
+        hits.sort_unstable_by_key(|(i, _)| *i);
+        hits.dedup_by_key(|(i, _)| *i);
+        hits.into_iter().map(|(_, e)| e).collect()
+    }
+
     /// Builds the indexes.
     pub fn build(graph: &'g Graph, model: &'g Model) -> PathIndex<'g> {
         let mut slices: HashMap<(String, String), Vec<ObjId>> = HashMap::new();
@@ -90,7 +114,21 @@ impl<'g> PathIndex<'g> {
             .filter(|(_, _, s)| s.spec.service_type.as_deref() == Some("LoadBalancer"))
             .map(|(id, _, _)| id)
             .collect();
-        PathIndex { claims: ClaimIndex::build(graph, model), slices, challenges, apps, app_resources, lb_services }
+        let mut sorted: Vec<(usize, &edgecheck_core::Edge)> = graph
+            .edges()
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| matches!(e.kind, EdgeKind::Backend | EdgeKind::TlsSecret))
+            .collect();
+        sorted.sort_unstable_by(|(i, a), (j, b)| {
+            (a.from, a.kind, a.field.as_str(), i).cmp(&(b.from, b.kind, b.field.as_str(), j))
+        });
+        let mut by_field: HashMap<(ObjId, EdgeKind), Vec<(usize, &edgecheck_core::Edge)>> = HashMap::new();
+        for (i, e) in sorted {
+            by_field.entry((e.from, e.kind)).or_default().push((i, e));
+        }
+        let claims = ClaimIndex::build(graph, model);
+        PathIndex { claims, slices, challenges, apps, app_resources, lb_services, by_field }
     }
 }
 
@@ -332,10 +370,7 @@ fn backends(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, route: usize
     let graph = b.graph;
     let mut services = Vec::new();
     let mut workloads = Vec::new();
-    let edges: Vec<_> = graph
-        .edges_from_kind(claim.route, EdgeKind::Backend)
-        .filter(|e| claim.backend_fields.iter().any(|f| e.field.starts_with(f.as_str())))
-        .collect();
+    let edges = cx.edges_under(claim.route, EdgeKind::Backend, &claim.backend_fields);
     for e in &edges {
         let port = e.port.as_ref().map(|p| format!("port {p}")).unwrap_or_default();
         let svc = b.target(Role::Service, Layer::Backend, Branch::Request, route, &e.to, &port);
@@ -585,8 +620,9 @@ fn lb_addresses(v: Option<&serde_json::Value>) -> Vec<String> {
 fn tls(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, t: &TraceTarget, entry: usize) -> usize {
     let graph = b.graph;
     let edges: Vec<_> = match claim.kind {
-        RouteKind::Ingress | RouteKind::TraefikHttp | RouteKind::TraefikTcp => graph
-            .edges_from_kind(claim.route, EdgeKind::TlsSecret)
+        RouteKind::Ingress | RouteKind::TraefikHttp | RouteKind::TraefikTcp => cx
+            .edges_under(claim.route, EdgeKind::TlsSecret, &claim.tls_fields)
+            .into_iter()
             .filter(|e| claim.tls_fields.contains(&e.field))
             .cloned()
             .collect(),

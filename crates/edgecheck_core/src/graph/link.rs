@@ -122,6 +122,13 @@ impl Graph {
         self.link_events(&views);
         self.views = views;
         self.link_applications(apps);
+        // Edges into each object grouped by kind, in the order they were added within a kind, so that
+        // `edges_to_kind` finds its run by binary search: a Gateway or IngressClass that every route names
+        // has as many edges in as there are routes, and the diagnosis asks each node for its Application.
+        let edges = &self.edges;
+        for inn in &mut self.inn {
+            inn.sort_unstable_by_key(|&i| (edges[i].kind, i));
+        }
     }
 
     /// [`Graph::each`] over views lent out of the graph.

@@ -36,8 +36,8 @@ impl Target {
     }
 }
 
-/// What a reference means.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// What a reference means (ordered only so that edges can be grouped by kind).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 #[non_exhaustive]
 pub enum EdgeKind {
     /// Ingress → IngressClass (explicit, annotation or default; see [`Edge::how`]).
@@ -134,6 +134,8 @@ pub struct Graph {
     out: Vec<Vec<usize>>,
     inn: Vec<Vec<usize>>,
     producers: HashMap<(String, String), Vec<ObjId>>,
+    /// ReferenceGrants by namespace.
+    grants: HashMap<String, Vec<ObjId>>,
     crds: HashMap<Kind, ObjId>,
     namespace_explicit: Vec<bool>,
     unseen: std::collections::HashSet<String>,
@@ -237,6 +239,7 @@ impl Graph {
         let mut from_builds = crate::namespaces::resolve(&objects, &builds);
         let build_tops: Vec<Vec<usize>> = from_builds.iter_mut().map(|b| std::mem::take(&mut b.tops)).collect();
         let app_dirs: Vec<(usize, String)> = apps.iter().map(|a| (a.repo, a.dir.clone())).collect();
+        let apps_by_dir = repo::apps_by_dir(&apps);
         // What a build applies: a kustomization or Flux Kustomization outside example directories, or an
         // Application's path. An example object no build names stays loose (`Source::example`).
         let applied: Vec<bool> = objects
@@ -248,7 +251,7 @@ impl Graph {
                     || o.source
                         .repo_path
                         .as_ref()
-                        .is_some_and(|(repo, path)| app_dirs.iter().any(|(r, d)| r == repo && under(path, d)))
+                        .is_some_and(|(repo, path)| repo::deepest_app(&apps_by_dir, *repo, path).is_some())
             })
             .collect();
         let unlisted: Vec<bool> = from_builds.iter().map(|b| b.unlisted).collect();
@@ -286,12 +289,7 @@ impl Graph {
                 continue;
             }
             let rp = o.source.repo_path.as_ref();
-            let from_app = rp.and_then(|(repo, path)| {
-                apps.iter()
-                    .filter(|a| a.repo == *repo && under(path, &a.dir))
-                    .max_by_key(|a| a.dir.len())
-                    .and_then(|a| a.namespace.clone())
-            });
+            let from_app = rp.and_then(|(repo, path)| repo::deepest_app(&apps_by_dir, *repo, path)?.namespace.clone());
             o.namespace = Some(b.dir_default.or(from_app).unwrap_or_else(|| options.default_namespace.clone()));
         }
 
@@ -320,6 +318,7 @@ impl Graph {
             out: vec![Vec::new(); objects.len()],
             inn: vec![Vec::new(); objects.len()],
             producers: HashMap::new(),
+            grants: HashMap::new(),
             crds: HashMap::new(),
             namespace_explicit,
             unseen: Default::default(),
@@ -377,6 +376,11 @@ impl Graph {
         }
         // Load order within each kind, as `ids` promises.
         g.by_kind.values_mut().for_each(|ids| ids.sort_unstable());
+        for &id in g.by_kind.get(&K::REFERENCE_GRANT.to_kind()).into_iter().flatten() {
+            if let Some(ns) = &g.objects[id.0].namespace {
+                g.grants.entry(ns.clone()).or_default().push(id);
+            }
+        }
         g.index_crds();
         g.index_producers();
         g.link(&apps);
@@ -487,5 +491,35 @@ mod tests {
         assert!(under("apps/shop/x.yaml", "apps/shop"));
         assert!(!under("apps/shopping/x.yaml", "apps/shop"));
         assert!(under("x.yaml", ""));
+    }
+
+    #[test]
+    fn deepest_app_is_the_longest_dir_holding_the_path() {
+        let app = |i: usize, repo: usize, dir: &str| AppDir {
+            id: ObjId(i),
+            repo,
+            dir: dir.into(),
+            field: String::new(),
+            namespace: None,
+        };
+        let apps = [
+            app(0, 0, ""),
+            app(1, 0, "apps/shop"),
+            app(2, 0, "apps/shop/base"),
+            app(3, 0, "apps/shop"),
+            app(4, 1, "x"),
+        ];
+        let by_dir = repo::apps_by_dir(&apps);
+        for (repo, path) in [
+            (0, "apps/shop/base/d.yaml"),
+            (0, "apps/shop/d.yaml"),
+            (0, "apps/shopping/d.yaml"),
+            (1, "x/y/d.yaml"),
+            (1, "y/d.yaml"),
+            (0, "a//b.yaml"),
+        ] {
+            let expected = apps.iter().filter(|a| a.repo == repo && under(path, &a.dir)).max_by_key(|a| a.dir.len());
+            assert_eq!(repo::deepest_app(&by_dir, repo, path).map(|a| a.id), expected.map(|a| a.id), "{path}");
+        }
     }
 }

@@ -147,14 +147,16 @@ impl Graph {
         self.edges_from(id).filter(move |e| e.kind == kind)
     }
 
-    /// Edges into `id`.
+    /// Edges into `id`, grouped by kind (in the order they were added within a kind).
     pub fn edges_to(&self, id: ObjId) -> impl Iterator<Item = &Edge> {
         self.inn[id.0].iter().map(|i| &self.edges[*i])
     }
 
-    /// Edges into `id` of one kind.
+    /// Edges into `id` of one kind: one run of [`Graph::edges_to`], found by binary search.
     pub fn edges_to_kind(&self, id: ObjId, kind: EdgeKind) -> impl Iterator<Item = &Edge> {
-        self.edges_to(id).filter(move |e| e.kind == kind)
+        let inn = &self.inn[id.0];
+        let start = inn.partition_point(|&i| self.edges[i].kind < kind);
+        inn[start..].iter().map(|&i| &self.edges[i]).take_while(move |e| e.kind == kind)
     }
 
     /// Objects that will create the Secret `namespace/name`: a Certificate with that `secretName`, an
@@ -196,9 +198,10 @@ impl Graph {
         to_ns: &str,
         to_name: &str,
     ) -> bool {
-        self.each::<views::ReferenceGrant>().into_iter().any(|(_, o, g)| {
-            o.namespace.as_deref() == Some(to_ns)
-                && g.spec.from.iter().any(|f| f.group == from.0 && f.kind == from.1 && f.namespace == from_ns)
+        // Only the grants of `to_ns` (looking at every grant for every reference was O(routes × grants)).
+        let grants = self.grants.get(to_ns).map_or(&[][..], Vec::as_slice);
+        grants.iter().filter_map(|&id| self.view::<views::ReferenceGrant>(id)).any(|g| {
+            g.spec.from.iter().any(|f| f.group == from.0 && f.kind == from.1 && f.namespace == from_ns)
                 && g.spec
                     .to
                     .iter()

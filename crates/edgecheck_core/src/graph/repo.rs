@@ -51,6 +51,23 @@ pub fn normalize_rel_path(p: &str) -> String {
     }
 }
 
+/// Applications by (repository, path); of several with one path, the last.
+pub(super) fn apps_by_dir(apps: &[AppDir]) -> HashMap<(usize, &str), &AppDir> {
+    apps.iter().map(|a| ((a.repo, a.dir.as_str()), a)).collect()
+}
+
+/// The Application whose path holds `path` most closely: of the file's directories (the deepest first, the
+/// repository's root last), the first that is an Application's path. The same as the longest `dir` with
+/// [`under`]`(path, dir)`, in one lookup per directory: comparing every object with every Application was
+/// O(objects × Applications).
+pub(super) fn deepest_app<'a>(
+    by_dir: &HashMap<(usize, &str), &'a AppDir>,
+    repo: usize,
+    path: &str,
+) -> Option<&'a AppDir> {
+    path.rmatch_indices('/').map(|(i, _)| &path[..i]).chain([""]).find_map(|d| by_dir.get(&(repo, d)).copied())
+}
+
 pub(crate) fn under(path: &str, dir: &str) -> bool {
     dir.is_empty() || (path.starts_with(dir) && path.as_bytes().get(dir.len()) == Some(&b'/'))
 }

@@ -45,7 +45,7 @@ pub fn graph_from_text(name: &str, text: &str) -> (Graph, Options) {
 }
 
 /// As [`graph_from_text`], keeping the fixture's PKI (for its observations sidecar).
-fn graph_and_pki(name: &str, text: &str) -> (Graph, Options, Pki) {
+pub(crate) fn graph_and_pki(name: &str, text: &str) -> (Graph, Options, Pki) {
     let options = options_from_header(text);
     let mut pki = Pki::default();
     let expanded = pki.expand(text);

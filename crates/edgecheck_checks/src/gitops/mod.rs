@@ -37,6 +37,39 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
 #[cfg(test)]
 mod tests {
     #[test]
+    fn an_application_manages_its_directory_and_not_a_sibling_that_sorts_between() {
+        let text = "# repo: https://git.example/acme/platform.git dirs=apps/shop,apps/shop-old
+# repo-path: argocd/shop.yaml
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {name: shop, namespace: argocd}
+spec:
+  source: {repoURL: https://git.example/acme/platform.git, path: apps/shop}
+  destination: {namespace: shop}
+---
+# repo-path: apps/shop-old/cm.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: old, namespace: shop}
+---
+# repo-path: apps/shop/cm.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: new, namespace: shop}
+";
+        let (g, _, _) = crate::test_support::graph_and_pki("t.yaml", text);
+        let app = g.find(edgecheck_core::kind::K::APPLICATION, Some("argocd"), "shop").expect("app");
+        let managed: Vec<&str> = g
+            .edges_from_kind(app, edgecheck_core::EdgeKind::Manages)
+            .filter_map(|e| match e.to {
+                edgecheck_core::Target::Found(id) => Some(g.obj(id).name.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(managed, vec!["new"]);
+    }
+
+    #[test]
     fn fixtures() {
         let cases = crate::test_support::run_layer_fixtures("gitops");
         crate::test_support::assert_coverage("gitops", &cases);

@@ -521,12 +521,42 @@ impl Graph {
             .collect();
         files.sort_unstable();
         let mut new_edges = Vec::new();
+        // Objects an Application's build rendered: managed by it (their files are the chart's templates or the
+        // kustomize resources, wherever those are).
+        let by_build: std::collections::HashMap<String, ObjId> = apps
+            .iter()
+            .map(|a| {
+                let o = &self.objects[a.id.0];
+                (format!("Application {}/{}", o.namespace.as_deref().unwrap_or(""), o.name), a.id)
+            })
+            .collect();
+        for (i, o) in self.objects.iter().enumerate() {
+            let Some(b) = o.source.build.as_deref() else { continue };
+            let label = b.split(" (").next().unwrap_or(b);
+            if let Some(&app) = by_build.get(label) {
+                if app != ObjId(i) && o.source.repo_path.is_none() {
+                    new_edges.push(Edge {
+                        from: app,
+                        kind: EdgeKind::Manages,
+                        to: Target::Found(ObjId(i)),
+                        field: "spec.source".into(),
+                        port: None,
+                        section: None,
+                        how: "",
+                    });
+                }
+            }
+        }
         for a in apps {
-            let start = files.partition_point(|(r, p, _)| (*r, *p) < (a.repo, a.dir.as_str()));
+            // `apps/shop-old/x` sorts between `apps/shop` and `apps/shop/x` (`-` < `/`): start at the
+            // directory's own prefix, and stop when it no longer matches.
+            let prefix = if a.dir.is_empty() { String::new() } else { format!("{}/", a.dir) };
+            let start = files.partition_point(|(r, p, _)| (*r, *p) < (a.repo, prefix.as_str()));
             for (r, p, id) in &files[start..] {
-                if *r != a.repo || !under(p, &a.dir) {
+                if *r != a.repo || !p.starts_with(prefix.as_str()) {
                     break;
                 }
+                debug_assert!(under(p, &a.dir));
                 if *id != a.id {
                     new_edges.push(Edge {
                         from: a.id,

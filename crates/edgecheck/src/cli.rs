@@ -247,6 +247,10 @@ pub struct RenderArgs {
     /// then lint as usual.
     #[arg(long)]
     pub show_builds: bool,
+    /// Let helm pull remote charts (Helm and OCI repositories), the versions pinned as the objects pin
+    /// them; without it they are listed as not rendered. The only network rendering reaches.
+    #[arg(long)]
+    pub fetch: bool,
     /// Render every build again: do not read or write the render cache (`~/.cache/edgecheck/render`).
     #[arg(long)]
     pub no_cache: bool,

@@ -87,9 +87,14 @@ impl Overlay {
     }
 }
 
+/// A `--set` parameter: name, value, `--set-string`.
+pub type SetParam = (String, String, bool);
+
 /// A `helm template` run.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HelmSpec {
+    /// A chart of a Helm or OCI repository, pulled by helm under `--fetch`: what to ask for.
+    pub remote: Option<RemoteChart>,
     pub chart: String,
     pub release: String,
     pub namespace: Option<String>,
@@ -105,6 +110,19 @@ pub struct HelmSpec {
     pub skip_crds: bool,
     /// Value files that do not exist are left out (Argo CD `ignoreMissingValueFiles`).
     pub ignore_missing: bool,
+}
+
+/// A remote chart: helm pulls it (`--repo URL --version V`, or an `oci://` reference).
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteChart {
+    /// The repository URL (`https://charts.example/`), or `None` for an OCI reference in `chart`.
+    pub repo: Option<String>,
+    /// The chart name, or the `oci://` reference.
+    pub chart: String,
+    /// The version or constraint, as the object pins it.
+    pub version: Option<String>,
+    /// How `--show-builds` and findings name it.
+    pub what: String,
 }
 
 /// What discovery reads: the objects of the current pass and the checkouts.
@@ -179,6 +197,88 @@ pub fn controllers(world: &World<'_>) -> Vec<Spec> {
         out.extend(spec);
     }
     out
+}
+
+/// An Argo CD source's Helm settings over the chart at `dir` (`""` for a remote chart, whose relative value
+/// files are inside the chart and are not read).
+fn argo_helm(
+    world: &World<'_>,
+    app: &Object,
+    src: &Value,
+    dir: &str,
+    namespace: Option<&str>,
+    refs: &BTreeMap<&str, Option<usize>>,
+) -> Option<How> {
+    let h = src.get("helm").unwrap_or(&Value::Null);
+    let mut value_files = Vec::new();
+    for f in h.get("valueFiles").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
+        // `$ref/path`: from the checkout of the source with that `ref`.
+        if let Some(rest) = f.strip_prefix('$') {
+            let (name, rel) = rest.split_once('/').unwrap_or((rest, ""));
+            match refs.get(name) {
+                Some(Some(repo)) => value_files.extend(world.in_repo(*repo, rel)),
+                _ => {
+                    return Some(How::No {
+                        what: format!("values {f}"),
+                        why: NotRendered::Other(format!(
+                            "value file `{f}` is in a source that is not a linted checkout"
+                        )),
+                    })
+                }
+            }
+        } else if f.contains("://") {
+            return Some(How::No {
+                what: format!("values {}", edgecheck_core::redact::credentials(f)),
+                why: NotRendered::Remote(format!("value file `{}`", edgecheck_core::redact::credentials(f))),
+            });
+        } else {
+            if !dir.is_empty() {
+                value_files.push(join_path(dir, f));
+            }
+        }
+    }
+    let mut values = Vec::new();
+    if let Some(Value::String(text)) = h.get("values") {
+        match edgecheck_load::yaml::parse_single(text) {
+            Ok(Some(d)) => values.push(d.value),
+            Ok(None) => {}
+            Err(e) => {
+                return Some(How::No {
+                    what: dir.to_string(),
+                    why: NotRendered::Failed(format!("spec.source.helm.values is not YAML: {}", e.message)),
+                })
+            }
+        }
+    }
+    if let Some(v) = h.get("valuesObject").filter(|v| v.is_object()) {
+        values.push(v.clone());
+    }
+    let mut set = Vec::new();
+    for p in h.get("parameters").and_then(Value::as_array).into_iter().flatten() {
+        if let (Some(n), Some(v)) = (s(p, "/name"), p.get("value")) {
+            let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
+            set.push((n.to_string(), v, p.get("forceString").and_then(Value::as_bool).unwrap_or(false)));
+        }
+    }
+    let set_file = h
+        .get("fileParameters")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|p| Some((s(p, "/name")?.to_string(), join_path(dir, s(p, "/path")?))))
+        .collect();
+    Some(How::Helm(Box::new(HelmSpec {
+        remote: None,
+        chart: dir.to_string(),
+        release: s(h, "/releaseName").unwrap_or(&app.name).to_string(),
+        namespace: namespace.map(str::to_string),
+        value_files,
+        values,
+        set,
+        set_file,
+        skip_crds: h.get("skipCrds").and_then(Value::as_bool).unwrap_or(false),
+        ignore_missing: h.get("ignoreMissingValueFiles").and_then(Value::as_bool).unwrap_or(false),
+    })))
 }
 
 /// An ApplicationSet: not expanded yet (docs/design.md "Builds"), but the directories its git generators
@@ -295,13 +395,27 @@ fn application(world: &World<'_>, o: &Object) -> Option<Spec> {
     for src in sources {
         let url = s(src, "/repoURL").unwrap_or("");
         if let Some(chart) = s(src, "/chart") {
-            let version = s(src, "/targetRevision").unwrap_or("latest");
-            b.parts.push(How::No {
-                what: format!("chart {chart} {version} from {}", edgecheck_core::redact::credentials(url)),
-                why: NotRendered::Remote(format!(
-                    "Helm repository chart `{chart}` {version} (pass --fetch to let helm pull it)"
-                )),
-            });
+            let version = s(src, "/targetRevision").filter(|v| *v != "*" && *v != "HEAD");
+            // Argo CD names an OCI registry without a scheme (`ghcr.io/org/charts`).
+            let oci = url.starts_with("oci://") || !url.contains("://");
+            let remote = RemoteChart {
+                repo: (!oci).then(|| url.to_string()),
+                chart: if oci {
+                    format!("oci://{}/{chart}", url.trim_start_matches("oci://").trim_end_matches('/'))
+                } else {
+                    chart.to_string()
+                },
+                version: version.map(str::to_string),
+                what: format!("Helm repository chart `{chart}` {}", version.unwrap_or("latest")),
+            };
+            match argo_helm(world, o, src, "", b.namespace.as_deref(), &refs) {
+                Some(How::Helm(mut h)) => {
+                    h.remote = Some(remote);
+                    b.parts.push(How::Helm(h));
+                }
+                Some(other) => b.parts.push(other),
+                None => {}
+            }
             continue;
         }
         let Some(path) = src.get("path").and_then(Value::as_str) else {
@@ -379,73 +493,7 @@ fn source_part(
         return Some(How::Kustomize { dir: dir.to_string(), overlay });
     }
     if chart_file(dir) {
-        let h = src.get("helm").unwrap_or(&Value::Null);
-        let mut value_files = Vec::new();
-        for f in h.get("valueFiles").and_then(Value::as_array).into_iter().flatten().filter_map(Value::as_str) {
-            // `$ref/path`: from the checkout of the source with that `ref`.
-            if let Some(rest) = f.strip_prefix('$') {
-                let (name, rel) = rest.split_once('/').unwrap_or((rest, ""));
-                match refs.get(name) {
-                    Some(Some(repo)) => value_files.extend(world.in_repo(*repo, rel)),
-                    _ => {
-                        return Some(How::No {
-                            what: format!("values {f}"),
-                            why: NotRendered::Other(format!(
-                                "value file `{f}` is in a source that is not a linted checkout"
-                            )),
-                        })
-                    }
-                }
-            } else if f.contains("://") {
-                return Some(How::No {
-                    what: format!("values {}", edgecheck_core::redact::credentials(f)),
-                    why: NotRendered::Remote(format!("value file `{}`", edgecheck_core::redact::credentials(f))),
-                });
-            } else {
-                value_files.push(join_path(dir, f));
-            }
-        }
-        let mut values = Vec::new();
-        if let Some(Value::String(text)) = h.get("values") {
-            match edgecheck_load::yaml::parse_single(text) {
-                Ok(Some(d)) => values.push(d.value),
-                Ok(None) => {}
-                Err(e) => {
-                    return Some(How::No {
-                        what: dir.to_string(),
-                        why: NotRendered::Failed(format!("spec.source.helm.values is not YAML: {}", e.message)),
-                    })
-                }
-            }
-        }
-        if let Some(v) = h.get("valuesObject").filter(|v| v.is_object()) {
-            values.push(v.clone());
-        }
-        let mut set = Vec::new();
-        for p in h.get("parameters").and_then(Value::as_array).into_iter().flatten() {
-            if let (Some(n), Some(v)) = (s(p, "/name"), p.get("value")) {
-                let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-                set.push((n.to_string(), v, p.get("forceString").and_then(Value::as_bool).unwrap_or(false)));
-            }
-        }
-        let set_file = h
-            .get("fileParameters")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|p| Some((s(p, "/name")?.to_string(), join_path(dir, s(p, "/path")?))))
-            .collect();
-        return Some(How::Helm(Box::new(HelmSpec {
-            chart: dir.to_string(),
-            release: s(h, "/releaseName").unwrap_or(&app.name).to_string(),
-            namespace: namespace.map(str::to_string),
-            value_files,
-            values,
-            set,
-            set_file,
-            skip_crds: h.get("skipCrds").and_then(Value::as_bool).unwrap_or(false),
-            ignore_missing: h.get("ignoreMissingValueFiles").and_then(Value::as_bool).unwrap_or(false),
-        })));
+        return argo_helm(world, app, src, dir, namespace, refs);
     }
     let d = src.get("directory").unwrap_or(&Value::Null);
     let jsonnet = std::fs::read_dir(if dir.is_empty() { "." } else { dir })
@@ -626,6 +674,64 @@ fn flux_vars(world: &World<'_>, o: &Object, post: &Value) -> Vars {
     vars
 }
 
+/// A HelmRelease's values: `valuesFrom` ConfigMaps of the inputs (a Secret's are never read), then `values`.
+/// `None` when a required source is missing or broken (the reason is pushed onto `b`).
+fn flux_values(
+    world: &World<'_>,
+    o: &Object,
+    spec: &Value,
+    b: &mut Spec,
+) -> Option<(Vec<Value>, Vec<SetParam>)> {
+    let mut values = Vec::new();
+    let mut set = Vec::new();
+    for from in spec.get("valuesFrom").and_then(Value::as_array).into_iter().flatten() {
+        let kind = s(from, "/kind").unwrap_or("ConfigMap");
+        let name = s(from, "/name").unwrap_or("");
+        let key = s(from, "/valuesKey").unwrap_or("values.yaml");
+        let optional = from.get("optional").and_then(Value::as_bool).unwrap_or(false);
+        let found = (kind == "ConfigMap")
+            .then(|| world.find("", "ConfigMap", o.namespace.as_deref(), name))
+            .flatten()
+            .and_then(|c| c.value.pointer(&format!("/data/{}", key.replace('~', "~0").replace('/', "~1"))))
+            .and_then(Value::as_str);
+        let Some(text) = found else {
+            if optional || kind != "ConfigMap" {
+                continue; // a Secret's values are never read
+            }
+            b.parts.push(How::No {
+                what: o.name.clone(),
+                why: NotRendered::Other(format!("valuesFrom ConfigMap `{name}` key `{key}` is not in the inputs")),
+            });
+            return None;
+        };
+        match s(from, "/targetPath") {
+            Some(path) => set.push((path.to_string(), text.to_string(), false)),
+            None => match edgecheck_load::yaml::parse_single(text) {
+                Ok(Some(d)) => values.push(d.value),
+                Ok(None) => {}
+                Err(e) => {
+                    b.parts.push(How::No {
+                        what: o.name.clone(),
+                        why: NotRendered::Failed(format!("valuesFrom ConfigMap `{name}` is not YAML: {}", e.message)),
+                    });
+                    return None;
+                }
+            },
+        }
+    }
+    if let Some(v) = spec.get("values").filter(|v| v.is_object()) {
+        values.push(v.clone());
+    }
+    Some((values, set))
+}
+
+/// `releaseName`, else `[targetNamespace-]name`.
+fn flux_release(spec: &Value, o: &Object, target: Option<&str>) -> String {
+    s(spec, "/releaseName")
+        .map(str::to_string)
+        .unwrap_or_else(|| target.map_or_else(|| o.name.clone(), |t| format!("{t}-{}", o.name)))
+}
+
 /// A Flux HelmRelease of a chart in a linted checkout (`chart.spec.sourceRef` a GitRepository):
 /// `valuesFrom` ConfigMaps of the inputs, then `values`. Charts of Helm and OCI repositories are remote.
 fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
@@ -647,14 +753,45 @@ fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
     let source_ref = chart_spec.get("sourceRef");
     let kind = source_ref.and_then(|r| s(r, "/kind")).unwrap_or("HelmRepository");
     if kind != "GitRepository" {
-        let version = s(chart_spec, "/version").unwrap_or("latest");
+        let version = s(chart_spec, "/version");
         let repo = source_ref.and_then(|r| s(r, "/name")).unwrap_or("");
-        b.parts.push(How::No {
-            what: format!("chart {chart} {version} from {kind} {repo}"),
-            why: NotRendered::Remote(format!(
-                "chart `{chart}` {version} from {kind} `{repo}` (pass --fetch to let helm pull it)"
-            )),
-        });
+        let what = format!("chart `{chart}` {} from {kind} `{repo}`", version.unwrap_or("latest"));
+        let ns = source_ref.and_then(|r| s(r, "/namespace")).or(o.namespace.as_deref());
+        let source = (kind == "HelmRepository").then(|| world.find(FLUX_SOURCE, "HelmRepository", ns, repo)).flatten();
+        let Some(url) = source.and_then(|r| s(&r.value, "/spec/url")) else {
+            b.parts.push(How::No {
+                what: format!("chart {chart} from {kind} {repo}"),
+                why: NotRendered::Remote(format!("{what}, a source the inputs do not hold")),
+            });
+            return Some(b);
+        };
+        let oci = url.starts_with("oci://") || source.and_then(|r| s(&r.value, "/spec/type")) == Some("oci");
+        let remote = RemoteChart {
+            repo: (!oci).then(|| url.to_string()),
+            chart: if oci {
+                format!("oci://{}/{chart}", url.trim_start_matches("oci://").trim_end_matches('/'))
+            } else {
+                chart.to_string()
+            },
+            version: version.map(str::to_string),
+            what,
+        };
+        let (values, set) = match flux_values(world, o, spec, &mut b) {
+            Some(v) => v,
+            None => return Some(b),
+        };
+        b.parts.push(How::Helm(Box::new(HelmSpec {
+            remote: Some(remote),
+            chart: String::new(),
+            release: flux_release(spec, o, target),
+            namespace: b.namespace.clone(),
+            value_files: Vec::new(),
+            values,
+            set,
+            set_file: Vec::new(),
+            skip_crds: s(spec, "/install/crds") == Some("Skip"),
+            ignore_missing: false,
+        })));
         return Some(b);
     }
     let dir = match flux_dir(world, o, source_ref, chart) {
@@ -664,52 +801,14 @@ fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
             return Some(b);
         }
     };
-    let mut values = Vec::new();
-    let mut set = Vec::new();
-    for from in spec.get("valuesFrom").and_then(Value::as_array).into_iter().flatten() {
-        let kind = s(from, "/kind").unwrap_or("ConfigMap");
-        let name = s(from, "/name").unwrap_or("");
-        let key = s(from, "/valuesKey").unwrap_or("values.yaml");
-        let optional = from.get("optional").and_then(Value::as_bool).unwrap_or(false);
-        let found = (kind == "ConfigMap")
-            .then(|| world.find("", "ConfigMap", o.namespace.as_deref(), name))
-            .flatten()
-            .and_then(|c| c.value.pointer(&format!("/data/{}", key.replace('~', "~0").replace('/', "~1"))))
-            .and_then(Value::as_str);
-        let Some(text) = found else {
-            if optional || kind != "ConfigMap" {
-                continue; // a Secret's values are never read
-            }
-            b.parts.push(How::No {
-                what: dir.clone(),
-                why: NotRendered::Other(format!("valuesFrom ConfigMap `{name}` key `{key}` is not in the inputs")),
-            });
-            return Some(b);
-        };
-        match s(from, "/targetPath") {
-            Some(path) => set.push((path.to_string(), text.to_string(), false)),
-            None => match edgecheck_load::yaml::parse_single(text) {
-                Ok(Some(d)) => values.push(d.value),
-                Ok(None) => {}
-                Err(e) => {
-                    b.parts.push(How::No {
-                        what: dir.clone(),
-                        why: NotRendered::Failed(format!("valuesFrom ConfigMap `{name}` is not YAML: {}", e.message)),
-                    });
-                    return Some(b);
-                }
-            },
-        }
-    }
-    if let Some(v) = spec.get("values").filter(|v| v.is_object()) {
-        values.push(v.clone());
-    }
-    let release = s(spec, "/releaseName")
-        .map(str::to_string)
-        .unwrap_or_else(|| target.map_or_else(|| o.name.clone(), |t| format!("{t}-{}", o.name)));
+    let (values, set) = match flux_values(world, o, spec, &mut b) {
+        Some(v) => v,
+        None => return Some(b),
+    };
     b.parts.push(How::Helm(Box::new(HelmSpec {
+        remote: None,
         chart: dir,
-        release,
+        release: flux_release(spec, o, target),
         namespace: b.namespace.clone(),
         value_files: chart_spec
             .get("valuesFiles")

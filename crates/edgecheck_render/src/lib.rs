@@ -54,6 +54,8 @@ pub struct RenderOptions {
     pub max_depth: usize,
     /// Where rendered parts are cached (`None`: no cache, `--no-cache`).
     pub cache: Option<PathBuf>,
+    /// `--fetch`: let helm pull remote charts (the only network edgecheck's rendering reaches).
+    pub fetch: bool,
 }
 
 impl Default for RenderOptions {
@@ -68,6 +70,7 @@ impl Default for RenderOptions {
             max_output: 64 << 20,
             max_depth: 8,
             cache: cache::default_dir(),
+            fetch: false,
         }
     }
 }
@@ -388,6 +391,7 @@ fn plain_roots(
             cluster: None,
             namespace: None,
             parts: vec![How::Helm(Box::new(discover::HelmSpec {
+                remote: None,
                 chart: c.clone(),
                 release: c.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or("root").to_string(),
                 namespace: None,
@@ -495,6 +499,27 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object]) 
                     files.iter().filter(|o| o.source.file.as_deref().is_some_and(|f| r.applied.contains(f))).count();
             }
         }
+        render::Output::Remote { text, tool } => {
+            let file = spec.file.clone().unwrap_or_else(|| spec.name.clone());
+            let parsed = map::helm(&text, "", &spec.name, Some(&file));
+            r.objects = parsed.objects;
+            r.count = r.objects.len();
+            r.problems = parsed.problems;
+            for o in &mut r.objects {
+                // No file holds it: it is shown at the object that names the chart.
+                o.source.line = spec.line;
+                o.source.lines = None;
+                if o.kind.namespaced() && o.namespace.is_none() {
+                    o.namespace = spec.namespace.clone().or_else(|| Some("default".into()));
+                }
+            }
+            let pinned = matches!(how, How::Helm(h) if h.remote.as_ref().and_then(|r| r.version.as_deref())
+                .is_some_and(|v| v.chars().all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '-' | '+'))));
+            if let (Some(dir), Some(key), true, true) = (&ctx.opts.cache, &key, r.problems.is_empty(), pinned) {
+                cache::store(dir, key, &tool, &r.replaced, &r.objects);
+            }
+            r.state = Ok(Some(tool));
+        }
         render::Output::Text { text, tool, helm_chart } => {
             let text = match &spec.substitute {
                 Some(vars) => substitute_documents(&text, vars),
@@ -503,7 +528,7 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object]) 
             let parsed = match &helm_chart {
                 Some(chart) => {
                     r.replaced = covered(&|f| under_dir(f, chart));
-                    map::helm(&text, chart, &spec.name)
+                    map::helm(&text, chart, &spec.name, None)
                 }
                 None => {
                     r.replaced = render::replaced_files(ctx, how);

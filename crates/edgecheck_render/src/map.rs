@@ -18,33 +18,41 @@ pub struct Parsed {
     pub skipped: usize,
 }
 
-/// Helm's output: documents split at `---`, each read under the template its `# Source:` names.
-pub fn helm(text: &str, chart: &str, build: &str) -> Parsed {
+/// Helm's output: documents split at `---`, each read under the template its `# Source:` names; a remote
+/// chart's (no template on disk) under `fallback`, the object that names the chart.
+pub fn helm(text: &str, chart: &str, build: &str, fallback: Option<&str>) -> Parsed {
     let mut out = Parsed::default();
     let mut templates: HashMap<String, Option<Vec<String>>> = HashMap::new();
     for chunk in split_documents(text) {
         let source = chunk.lines().find_map(|l| l.strip_prefix("# Source: ")).map(str::trim);
-        let file = match source {
-            // `<chart>/templates/x.yaml`, `<chart>/charts/<sub>/templates/x.yaml`: below the chart directory.
-            Some(s) => {
-                let rel = s.split_once('/').map_or(s, |(_, r)| r);
-                let f = join_path(chart, rel);
-                if Path::new(&f).is_file() {
-                    f
-                } else {
-                    join_path(chart, "Chart.yaml")
+        let file = match (fallback, source) {
+            (Some(f), _) => f.to_string(),
+            (None, source) => match source {
+                // `<chart>/templates/x.yaml`, `<chart>/charts/<sub>/templates/x.yaml`: below the chart directory.
+                Some(s) => {
+                    let rel = s.split_once('/').map_or(s, |(_, r)| r);
+                    let f = join_path(chart, rel);
+                    if Path::new(&f).is_file() {
+                        f
+                    } else {
+                        join_path(chart, "Chart.yaml")
+                    }
                 }
-            }
-            None => join_path(chart, "Chart.yaml"),
+                None => join_path(chart, "Chart.yaml"),
+            },
         };
-        let template = templates
-            .entry(file.clone())
-            .or_insert_with(|| {
-                edgecheck_load::read::read_regular_text(Path::new(&file), 4 << 20)
-                    .ok()
-                    .map(|t| t.lines().map(str::to_string).collect())
-            })
-            .clone();
+        let template = if fallback.is_some() {
+            None
+        } else {
+            templates
+                .entry(file.clone())
+                .or_insert_with(|| {
+                    edgecheck_load::read::read_regular_text(Path::new(&file), 4 << 20)
+                        .ok()
+                        .map(|t| t.lines().map(str::to_string).collect())
+                })
+                .clone()
+        };
         let chunk_lines: Vec<&str> = chunk.lines().collect();
         let map = template.as_ref().map(|t| align(&chunk_lines, t));
         read(&chunk, &file, build, map.as_deref(), &mut out);

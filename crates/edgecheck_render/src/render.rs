@@ -33,6 +33,8 @@ pub struct Ctx<'a> {
 pub enum Output {
     /// A tool's manifests.
     Text { text: String, tool: String, helm_chart: Option<String> },
+    /// A remote chart's manifests: no file of the checkout is its source.
+    Remote { text: String, tool: String },
     /// The files of a directory, applied as they are.
     Files,
     /// Not rendered.
@@ -298,7 +300,12 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
         Ok(t) => t,
         Err(name) => return Output::No(NotRendered::ToolMissing(name.clone())),
     };
-    let missing = missing_dependencies(&h.chart);
+    if let Some(r) = &h.remote {
+        if !ctx.opts.fetch {
+            return Output::No(NotRendered::Remote(format!("{} (pass --fetch to let helm pull it)", r.what)));
+        }
+    }
+    let missing = if h.remote.is_some() { Vec::new() } else { missing_dependencies(&h.chart) };
     if !missing.is_empty() {
         return Output::No(NotRendered::Remote(format!(
             "chart dependencies not vendored in {}/charts: {} (`helm dependency build` fetches them)",
@@ -310,7 +317,21 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
         return Output::No(NotRendered::Other("cannot create a temporary directory".into()));
     };
     let mut cmd = tool.command(true);
-    cmd.arg(&h.release).arg(abs(&h.chart));
+    match &h.remote {
+        // helm pulls it, the version pinned as the object pins it (a constraint is helm's to resolve).
+        Some(r) => {
+            cmd.arg(&h.release).arg(&r.chart);
+            if let Some(repo) = &r.repo {
+                cmd.arg("--repo").arg(repo);
+            }
+            if let Some(v) = &r.version {
+                cmd.arg("--version").arg(v);
+            }
+        }
+        None => {
+            cmd.arg(&h.release).arg(abs(&h.chart));
+        }
+    }
     if let Some(ns) = &h.namespace {
         cmd.arg("--namespace").arg(ns);
     }
@@ -348,6 +369,7 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
     // No plugins: helm finds none in an empty directory. No repository is consulted for a local chart.
     cmd.env("HELM_PLUGINS", tmp.path().join("no-plugins"));
     match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
+        Ok(text) if h.remote.is_some() => Output::Remote { text, tool: tool.version().to_string() },
         Ok(text) => Output::Text { text, tool: tool.version().to_string(), helm_chart: Some(h.chart.clone()) },
         Err(e) => Output::No(failure(&e, true)),
     }

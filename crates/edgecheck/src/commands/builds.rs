@@ -30,6 +30,7 @@ pub fn options(args: &RenderArgs, inv: &InventoryArgs, loaded: &config::Loaded) 
         kube_version: args.kube_version.clone().or_else(|| cfg.kube_version.clone()),
         timeout: args.render_timeout.unwrap_or(std::time::Duration::from_secs(60)),
         cache: if args.no_cache { None } else { RenderOptions::default().cache },
+        fetch: args.fetch,
         ..RenderOptions::default()
     })
 }

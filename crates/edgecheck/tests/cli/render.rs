@@ -462,3 +462,77 @@ fn a_second_lint_of_an_unchanged_repository_renders_nothing() {
     let mode = std::os::unix::fs::PermissionsExt::mode(&std::fs::metadata(&dir).expect("dir").permissions());
     assert_eq!(mode & 0o077, 0, "{:o}", mode);
 }
+
+/// A Helm repository on loopback: `index.yaml` and the packaged chart, served until the test ends.
+fn helm_repository(
+    chart: &std::path::Path,
+) -> (String, std::thread::JoinHandle<()>, std::sync::Arc<std::sync::atomic::AtomicUsize>) {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let url = format!("http://127.0.0.1:{}", listener.local_addr().expect("addr").port());
+    let out = tempfile::tempdir().expect("tmp");
+    let status = std::process::Command::new("helm")
+        .args(["package", &chart.to_string_lossy(), "--destination", &out.path().to_string_lossy()])
+        .output()
+        .expect("helm package");
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let status = std::process::Command::new("helm")
+        .args(["repo", "index", &out.path().to_string_lossy(), "--url", &url])
+        .output()
+        .expect("helm repo index");
+    assert!(status.status.success(), "{}", String::from_utf8_lossy(&status.stderr));
+    let served = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = served.clone();
+    let handle = std::thread::spawn(move || {
+        let root = out;
+        listener.set_nonblocking(false).ok();
+        for stream in listener.incoming().take(16) {
+            let Ok(mut s) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let n = s.read(&mut buf).unwrap_or(0);
+            let req = String::from_utf8_lossy(&buf[..n]).to_string();
+            let path = req.split_whitespace().nth(1).unwrap_or("/").trim_start_matches('/').to_string();
+            let body = std::fs::read(root.path().join(&path)).ok();
+            count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            let _ = match body {
+                Some(b) => {
+                    let _ = write!(s, "HTTP/1.1 200 OK\r\nContent-Length: {}\r\nConnection: close\r\n\r\n", b.len());
+                    s.write_all(&b)
+                }
+                None => write!(s, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"),
+            };
+        }
+    });
+    (url, handle, served)
+}
+
+#[test]
+fn remote_charts_are_rendered_with_fetch_and_listed_without() {
+    let chart = checkout();
+    web_chart(&chart, "web");
+    let (url, _server, served) = helm_repository(&chart.path().join("web"));
+    let d = checkout();
+    d.write(
+        "cluster/issuer.yaml",
+        "apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\nmetadata: {name: le}\nspec: {selfSigned: {}}\n",
+    );
+    d.write("cluster/class.yaml", CLASS);
+    d.write(
+        "clusters/main/web.yaml",
+        format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata: {{name: charts, namespace: flux-system}}\nspec: {{url: {url}}}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: web, namespace: web}}\nspec:\n  chart:\n    spec:\n      chart: web\n      version: 0.1.0\n      sourceRef: {{kind: HelmRepository, name: charts, namespace: flux-system}}\n  values:\n    host: shop.example.com\n"),
+    );
+    // Without --fetch: listed, nothing pulled.
+    let v = lint(&d, &["--no-cache"]);
+    assert!(at(&v, "TLS015").is_empty(), "{v}");
+    let w: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD010").collect();
+    assert_eq!(w.len(), 1, "{v}");
+    assert!(w[0]["evidence"].to_string().contains("pass --fetch"), "{}", w[0]);
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 0, "nothing is fetched without --fetch");
+    // With --fetch: helm pulls 0.1.0 from the repository, and the chart's objects are checked, shown at the
+    // HelmRelease that names the chart.
+    let v = lint(&d, &["--no-cache", "--fetch"]);
+    assert_eq!(at(&v, "TLS015"), vec!["clusters/main/web.yaml:6"], "{v}");
+    assert!(served.load(std::sync::atomic::Ordering::SeqCst) >= 2, "index and chart were served");
+    assert!(!codes(&v).contains(&"LOD010".to_string()), "{v}");
+}

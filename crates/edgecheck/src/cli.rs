@@ -251,6 +251,10 @@ pub struct RenderArgs {
     /// them; without it they are listed as not rendered. The only network rendering reaches.
     #[arg(long)]
     pub fetch: bool,
+    /// Only this cluster's builds (an Argo CD destination name or server, a Flux `clusters/<name>` tree)
+    /// and no file of another cluster's tree: one cluster's inventory.
+    #[arg(long, value_name = "NAME")]
+    pub cluster: Option<String>,
     /// Render every build again: do not read or write the render cache (`~/.cache/edgecheck/render`).
     #[arg(long)]
     pub no_cache: bool,

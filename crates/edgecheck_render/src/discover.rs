@@ -42,12 +42,14 @@ pub struct Spec {
 impl Spec {
     /// The key two discoveries of one build share: everything that decides its output.
     pub fn key(&self) -> String {
+        // Not the name: a name made unique from other builds' names would feed back into the key.
         format!(
-            "{:?}|{:?}|{:?}|{:?}",
+            "{:?}|{:?}|{:?}|{:?}|{:?}",
             self.parts,
             self.namespace,
-            self.substitute.as_ref().map(|v| &v.values),
-            self.name
+            self.substitute.as_ref().map(|v| (&v.values, v.incomplete)),
+            self.origin,
+            self.file
         )
     }
 }
@@ -676,12 +678,7 @@ fn flux_vars(world: &World<'_>, o: &Object, post: &Value) -> Vars {
 
 /// A HelmRelease's values: `valuesFrom` ConfigMaps of the inputs (a Secret's are never read), then `values`.
 /// `None` when a required source is missing or broken (the reason is pushed onto `b`).
-fn flux_values(
-    world: &World<'_>,
-    o: &Object,
-    spec: &Value,
-    b: &mut Spec,
-) -> Option<(Vec<Value>, Vec<SetParam>)> {
+fn flux_values(world: &World<'_>, o: &Object, spec: &Value, b: &mut Spec) -> Option<(Vec<Value>, Vec<SetParam>)> {
     let mut values = Vec::new();
     let mut set = Vec::new();
     for from in spec.get("valuesFrom").and_then(Value::as_array).into_iter().flatten() {

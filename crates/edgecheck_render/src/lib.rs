@@ -56,6 +56,9 @@ pub struct RenderOptions {
     pub cache: Option<PathBuf>,
     /// `--fetch`: let helm pull remote charts (the only network edgecheck's rendering reaches).
     pub fetch: bool,
+    /// `--cluster`: only the builds for this cluster (an Argo CD destination name or server, a Flux
+    /// `clusters/<name>` tree), and no file of another cluster's tree.
+    pub cluster: Option<String>,
 }
 
 impl Default for RenderOptions {
@@ -71,6 +74,7 @@ impl Default for RenderOptions {
             max_depth: 8,
             cache: cache::default_dir(),
             fetch: false,
+            cluster: None,
         }
     }
 }
@@ -102,7 +106,10 @@ impl Outcome {
 /// Renders the builds of `inv` and returns the inventory of what they apply. An inventory without
 /// builds comes back as it was.
 pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
-    let files: Vec<Object> = std::mem::take(&mut inv.objects);
+    let mut files: Vec<Object> = std::mem::take(&mut inv.objects);
+    if let Some(c) = &opts.cluster {
+        files.retain(|o| o.source.file.as_deref().and_then(cluster_of_path).is_none_or(|x| x == c));
+    }
     let prefixes = prefixes(&files, &inv);
     let object_files: HashSet<String> = files.iter().filter_map(|o| o.source.file.clone()).collect();
     let kustomizations: HashMap<&str, &Build> =
@@ -133,7 +140,12 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             let world = World { objects: current(&files, &specs, &outcomes), repos: &inv.repos, prefixes: &prefixes };
             let mut found = discover::controllers(&world);
             found.extend(plain_roots(&inv.builds, &included, &app_charts, &found, &ctx));
-            dedupe(found)
+            let mut found = dedupe(found);
+            assign_clusters(&mut found);
+            if let Some(c) = &opts.cluster {
+                found.retain(|s| s.cluster.as_deref().is_none_or(|x| x == c));
+            }
+            found
         };
         let same = found.len() == specs.len() && found.iter().zip(&specs).all(|(a, b)| a.key() == b.key());
         if same {
@@ -328,6 +340,46 @@ fn current<'a>(files: &'a [Object], specs: &[Spec], outcomes: &'a HashMap<String
     out
 }
 
+/// The cluster a file belongs to by its place: the directory after a `clusters/` segment
+/// (`clusters/prod/apps.yaml`, `kubernetes/clusters/main/...`), as Flux lays trees out.
+fn cluster_of_path(file: &str) -> Option<&str> {
+    let mut parts = file.split('/');
+    while let Some(p) = parts.next() {
+        if p == "clusters" {
+            let name = parts.next()?;
+            // A file directly in `clusters/` names no cluster.
+            return parts.next().map(|_| name);
+        }
+    }
+    None
+}
+
+/// The cluster of each build: its own (an Argo CD destination), else that of the `clusters/<name>` tree its
+/// object's file is in, else that of the build that rendered its object.
+fn assign_clusters(specs: &mut [Spec]) {
+    for s in specs.iter_mut() {
+        if s.cluster.is_none() && s.from.is_none() {
+            s.cluster = s.file.as_deref().and_then(cluster_of_path).map(str::to_string);
+        }
+    }
+    for _ in 0..8 {
+        let by_name: HashMap<String, Option<String>> =
+            specs.iter().map(|s| (s.name.clone(), s.cluster.clone())).collect();
+        let mut changed = false;
+        for s in specs.iter_mut().filter(|s| s.cluster.is_none()) {
+            let inherited = s.from.as_ref().and_then(|f| by_name.get(f).cloned().flatten());
+            let own = || s.file.as_deref().and_then(cluster_of_path).map(str::to_string);
+            if let Some(c) = inherited.or_else(own) {
+                s.cluster = Some(c);
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+}
+
 /// One spec per key; names made unique.
 fn dedupe(found: Vec<Spec>) -> Vec<Spec> {
     let mut seen = HashSet::new();
@@ -340,10 +392,7 @@ fn dedupe(found: Vec<Spec>) -> Vec<Spec> {
         let n = names.entry(s.name.clone()).or_default();
         *n += 1;
         if *n > 1 {
-            s.name = match &s.from {
-                Some(b) => format!("{} (as {b} renders it)", s.name),
-                None => format!("{} ({}:{})", s.name, s.file.as_deref().unwrap_or("-"), s.line.unwrap_or(0)),
-            };
+            s.name = format!("{} ({}:{})", s.name, s.file.as_deref().unwrap_or("-"), s.line.unwrap_or(0));
         }
         out.push(s);
     }
@@ -689,6 +738,14 @@ fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn clusters_are_read_from_flux_trees() {
+        assert_eq!(super::cluster_of_path("clusters/prod/apps.yaml"), Some("prod"));
+        assert_eq!(super::cluster_of_path("kubernetes/clusters/main/flux-system/gotk-sync.yaml"), Some("main"));
+        assert_eq!(super::cluster_of_path("clusters/README.yaml"), None);
+        assert_eq!(super::cluster_of_path("apps/web/ingress.yaml"), None);
+    }
+
     #[test]
     fn globs_match_file_names() {
         assert!(super::glob("*.yaml", "a.yaml"));

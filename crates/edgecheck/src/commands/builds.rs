@@ -31,6 +31,7 @@ pub fn options(args: &RenderArgs, inv: &InventoryArgs, loaded: &config::Loaded) 
         timeout: args.render_timeout.unwrap_or(std::time::Duration::from_secs(60)),
         cache: if args.no_cache { None } else { RenderOptions::default().cache },
         fetch: args.fetch,
+        cluster: args.cluster.clone(),
         ..RenderOptions::default()
     })
 }
@@ -57,6 +58,8 @@ pub fn listing(records: &[BuildRecord]) -> String {
             BuildState::NotRendered(why) => format!("not rendered: {}", why.reason()),
         };
         let at = match (&r.file, r.line) {
+            // A name made unique by its place already says it.
+            (Some(f), _) if r.name.contains(f.as_str()) => String::new(),
             (Some(f), Some(l)) => format!("  ({f}:{l})"),
             (Some(f), None) => format!("  ({f})"),
             _ => String::new(),

@@ -536,3 +536,42 @@ fn remote_charts_are_rendered_with_fetch_and_listed_without() {
     assert!(served.load(std::sync::atomic::Ordering::SeqCst) >= 2, "index and chart were served");
     assert!(!codes(&v).contains(&"LOD010".to_string()), "{v}");
 }
+
+#[test]
+fn cluster_selects_one_clusters_builds_and_files() {
+    let d = checkout();
+    for (cluster, domain) in [("prod", "example.com"), ("lab", "example.org")] {
+        d.write(
+            &format!("clusters/{cluster}/flux-system/gotk-sync.yaml"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{cluster}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+        d.write(&format!("clusters/{cluster}/flux-system/kustomization.yaml"), "resources: [gotk-sync.yaml]\n");
+        d.write(
+            &format!("clusters/{cluster}/apps.yaml"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: portal, namespace: flux-system}}\nspec:\n  path: ./apps/portal\n  targetNamespace: portal\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n  postBuild: {{substitute: {{DOMAIN: {domain}}}}}\n"),
+        );
+    }
+    d.write(
+        "clusters/prod/gateway.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: cilium}\nspec: {controllerName: io.cilium/gateway-controller}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: main, namespace: gateway}\nspec:\n  gatewayClassName: cilium\n  listeners:\n    - {name: http, port: 80, protocol: HTTP, hostname: \"*.example.com\", allowedRoutes: {namespaces: {from: All}}}\n",
+    );
+    d.write(
+        "clusters/lab/gateway.yaml",
+        std::fs::read_to_string(d.path().join("clusters/prod/gateway.yaml"))
+            .expect("gw")
+            .replace("example.com", "example.org"),
+    );
+    d.write(
+        "apps/portal/route.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: portal}\nspec:\n  parentRefs: [{name: main, namespace: gateway}]\n  hostnames: [\"portal.${DOMAIN}\"]\n  rules: [{backendRefs: [{name: portal, port: 80}]}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: portal}\nspec: {ports: [{port: 80}]}\n",
+    );
+    for cluster in ["prod", "lab"] {
+        let r =
+            edgecheck(d.path(), &["lint", ".", "--no-config", "--show-builds", "--no-snippets", "--cluster", cluster]);
+        assert!(r.stdout.contains(&format!("cluster {cluster}")), "{}", r.stdout);
+        let other = if cluster == "prod" { "lab" } else { "prod" };
+        assert!(!r.stdout.contains(&format!("cluster {other}")), "{}", r.stdout);
+        // Each cluster's route meets its own Gateway: the hosts agree, nothing is wrong.
+        assert!(!r.stdout.contains("RTE001"), "{}", r.stdout);
+    }
+}

@@ -232,7 +232,10 @@ fn kustomize_build(file: &str, value: &Value) -> Build {
 fn templated(v: &Value) -> bool {
     match v {
         Value::String(s) => s.contains("{{"),
-        Value::Object(m) => m.iter().any(|(k, x)| k.starts_with('.') && x.is_null() || templated(x)),
+        // `{{ .x }}` unquoted is a mapping whose key is a mapping: read back as text starting `.` or `{`.
+        Value::Object(m) => {
+            m.iter().any(|(k, x)| (k.starts_with('.') || k.starts_with('{')) && x.is_null() || templated(x))
+        }
         Value::Array(a) => a.iter().any(templated),
         _ => false,
     }

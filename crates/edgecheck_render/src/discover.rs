@@ -146,6 +146,32 @@ impl World<'_> {
         })
     }
 
+    /// The ConfigMap `name` that `o` reads (Flux `substituteFrom`, `valuesFrom`): the one copy, else the copy in
+    /// `o`'s own `clusters/<name>` tree; `None` when several copies leave it ambiguous (a guess would put one
+    /// cluster's hosts in another's).
+    fn config_map_for(&self, o: &Object, name: &str) -> Option<&Object> {
+        let ns = o.namespace.as_deref();
+        let all: Vec<&Object> = self
+            .objects
+            .iter()
+            .copied()
+            .filter(|c| {
+                c.kind.group.is_empty()
+                    && c.kind.kind == "ConfigMap"
+                    && c.name == name
+                    && (ns.is_none() || c.namespace.as_deref() == ns || c.namespace.is_none())
+            })
+            .collect();
+        let agree = |v: &[&Object]| v.windows(2).all(|w| w[0].value.get("data") == w[1].value.get("data"));
+        if all.len() <= 1 || agree(&all) {
+            return all.first().copied();
+        }
+        let mine = o.source.file.as_deref().and_then(cluster_of_path);
+        let same: Vec<&Object> =
+            all.into_iter().filter(|c| c.source.file.as_deref().and_then(cluster_of_path) == mine).collect();
+        (same.len() == 1 || (!same.is_empty() && agree(&same))).then(|| same[0])
+    }
+
     /// The checkout whose remotes include `url`.
     fn repo_of_url(&self, url: &str) -> Option<usize> {
         let u = normalize_repo_url(url);
@@ -163,6 +189,20 @@ impl World<'_> {
     fn is_dir(p: &str) -> bool {
         std::path::Path::new(if p.is_empty() { "." } else { p }).is_dir()
     }
+}
+
+/// The cluster a file belongs to by its place: the directory after a `clusters/` segment
+/// (`clusters/prod/apps.yaml`, `kubernetes/clusters/main/...`), as Flux lays trees out.
+pub fn cluster_of_path(file: &str) -> Option<&str> {
+    let mut parts = file.split('/');
+    while let Some(p) = parts.next() {
+        if p == "clusters" {
+            let name = parts.next()?;
+            // A file directly in `clusters/` names no cluster.
+            return parts.next().map(|_| name);
+        }
+    }
+    None
 }
 
 const ARGO: &str = "argoproj.io";
@@ -656,7 +696,7 @@ fn flux_vars(world: &World<'_>, o: &Object, post: &Value) -> Vars {
     for from in post.get("substituteFrom").and_then(Value::as_array).into_iter().flatten() {
         let kind = s(from, "/kind").unwrap_or("ConfigMap");
         let name = s(from, "/name").unwrap_or("");
-        let found = if kind == "ConfigMap" { world.find("", "ConfigMap", o.namespace.as_deref(), name) } else { None };
+        let found = if kind == "ConfigMap" { world.config_map_for(o, name) } else { None };
         match found.and_then(|c| c.value.get("data")).and_then(Value::as_object) {
             Some(data) => {
                 for (k, v) in data {
@@ -687,7 +727,7 @@ fn flux_values(world: &World<'_>, o: &Object, spec: &Value, b: &mut Spec) -> Opt
         let key = s(from, "/valuesKey").unwrap_or("values.yaml");
         let optional = from.get("optional").and_then(Value::as_bool).unwrap_or(false);
         let found = (kind == "ConfigMap")
-            .then(|| world.find("", "ConfigMap", o.namespace.as_deref(), name))
+            .then(|| world.config_map_for(o, name))
             .flatten()
             .and_then(|c| c.value.pointer(&format!("/data/{}", key.replace('~', "~0").replace('/', "~1"))))
             .and_then(Value::as_str);

@@ -22,7 +22,7 @@ use edgecheck_core::inventory::{BuildRecord, BuildState, NotRendered};
 use edgecheck_core::{Build, Inventory, LoadProblem, LoadProblemKind, Object};
 use rayon::prelude::*;
 
-use discover::{How, Spec, World};
+use discover::{cluster_of_path, How, Spec, World};
 
 /// Whether to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -338,20 +338,6 @@ fn current<'a>(files: &'a [Object], specs: &[Spec], outcomes: &'a HashMap<String
     }
     out.extend(files.iter().filter(|o| !o.source.file.as_deref().is_some_and(|f| replaced.contains(f))));
     out
-}
-
-/// The cluster a file belongs to by its place: the directory after a `clusters/` segment
-/// (`clusters/prod/apps.yaml`, `kubernetes/clusters/main/...`), as Flux lays trees out.
-fn cluster_of_path(file: &str) -> Option<&str> {
-    let mut parts = file.split('/');
-    while let Some(p) = parts.next() {
-        if p == "clusters" {
-            let name = parts.next()?;
-            // A file directly in `clusters/` names no cluster.
-            return parts.next().map(|_| name);
-        }
-    }
-    None
 }
 
 /// The cluster of each build: its own (an Argo CD destination), else that of the `clusters/<name>` tree its
@@ -704,6 +690,7 @@ fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
         .iter()
         .map(|p| match p {
             How::No { what, .. } => what.clone(),
+            How::Helm(h) if h.remote.is_some() => h.remote.as_ref().map(|r| r.what.clone()).unwrap_or_default(),
             p => part_dir(p).map_or_else(String::new, |d| if d.is_empty() { ".".into() } else { d.to_string() }),
         })
         .collect::<Vec<_>>()

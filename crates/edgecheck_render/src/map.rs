@@ -70,14 +70,22 @@ pub fn kustomize(text: &str, label_file: &str, build: &str, sources: &[&Object])
     }
     for o in &mut out.objects {
         let candidates = by_kind.get(o.kind.kind.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-        let exact = candidates.iter().find(|s| s.kind == o.kind && s.name == o.name);
+        let same_kind: Vec<&&Object> = candidates.iter().filter(|s| s.kind == o.kind).collect();
+        let exact = same_kind.iter().find(|s| s.name == o.name).copied();
+        // A prefix or suffix added (`namePrefix`), a `${VAR}` substituted, or the only one of its kind
+        // (a Namespace `_` that kustomize renames to the namespace it sets).
         let partial = || {
-            candidates
+            same_kind
                 .iter()
-                .filter(|s| s.kind == o.kind && !s.name.is_empty() && o.name.contains(s.name.as_str()))
+                .filter(|s| {
+                    !s.name.is_empty() && (o.name.contains(s.name.as_str()) || pattern_matches(&s.name, &o.name))
+                })
                 .max_by_key(|s| s.name.len())
+                .copied()
         };
-        if let Some(s) = exact.or_else(partial) {
+        // Only a Namespace: a generated ConfigMap or Secret must not be shown at an unrelated one.
+        let only = || (same_kind.len() == 1 && o.kind.kind == "Namespace").then(|| same_kind[0]);
+        if let Some(s) = exact.or_else(partial).or_else(only) {
             o.source.file = s.source.file.clone();
             o.source.line = s.source.line;
             o.source.lines = s.source.lines.clone();
@@ -86,6 +94,33 @@ pub fn kustomize(text: &str, label_file: &str, build: &str, sources: &[&Object])
         }
     }
     out
+}
+
+/// Whether `name` is what `pattern` becomes once its `${…}` placeholders are substituted: the literal parts
+/// in order (`${APP}-data` matches `home-assistant-data`).
+fn pattern_matches(pattern: &str, name: &str) -> bool {
+    if !pattern.contains("${") {
+        return false;
+    }
+    let mut literals: Vec<&str> = Vec::new();
+    let mut rest = pattern;
+    while let Some(i) = rest.find("${") {
+        literals.push(&rest[..i]);
+        rest = rest[i..].find('}').map_or("", |j| &rest[i + j + 1..]);
+    }
+    literals.push(rest);
+    let (first, last) = (literals[0], literals[literals.len() - 1]);
+    if !name.starts_with(first) || !name[first.len()..].ends_with(last) {
+        return false;
+    }
+    let mut at = first.len();
+    for l in &literals[1..literals.len() - 1] {
+        match name[at..].find(l) {
+            Some(i) => at += i + l.len(),
+            None => return false,
+        }
+    }
+    name.len() >= at + last.len()
 }
 
 /// The documents of a stream, split at `---` lines (YAML forbids `---` at column 0 inside content).
@@ -210,6 +245,15 @@ mod tests {
             "    - host: b.example",
         ];
         assert_eq!(align(&rendered, &template), vec![1, 1, 2, 3, 4, 5, 6, 8, 8]);
+    }
+
+    #[test]
+    fn placeholder_names_match_what_they_become() {
+        assert!(pattern_matches("${APP}-data", "home-assistant-data"));
+        assert!(pattern_matches("${APP}", "web"));
+        assert!(pattern_matches("pre-${A}-mid-${B}", "pre-x-mid-y"));
+        assert!(!pattern_matches("${APP}-data", "home-assistant-cache"));
+        assert!(!pattern_matches("plain", "plain"));
     }
 
     #[test]

@@ -100,7 +100,14 @@ fn message(stderr: &[u8], code: Option<i32>) -> String {
     let text = String::from_utf8_lossy(stderr);
     let lines: Vec<&str> = text.lines().map(|l| unprefixed(l.trim())).filter(|l| !l.is_empty()).collect();
     let tail = lines[lines.len().saturating_sub(3)..].join("; ");
-    let tail = edgecheck_core::redact::credentials(&tail).into_owned();
+    let mut tail = edgecheck_core::redact::credentials(&tail).into_owned();
+    // Paths as the user sees them: the working directory's absolute prefix dropped.
+    if let Ok(cwd) = std::env::current_dir() {
+        let prefix = format!("{}/", cwd.display());
+        if prefix.len() > 1 {
+            tail = tail.replace(&prefix, "");
+        }
+    }
     let mut tail: String = tail.chars().take(600).collect();
     if tail.is_empty() {
         tail = format!("exited with {}", code.map_or("a signal".into(), |c| c.to_string()));

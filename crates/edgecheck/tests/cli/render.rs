@@ -548,7 +548,12 @@ fn cluster_selects_one_clusters_builds_and_files() {
         d.write(&format!("clusters/{cluster}/flux-system/kustomization.yaml"), "resources: [gotk-sync.yaml]\n");
         d.write(
             &format!("clusters/{cluster}/apps.yaml"),
-            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: portal, namespace: flux-system}}\nspec:\n  path: ./apps/portal\n  targetNamespace: portal\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n  postBuild: {{substitute: {{DOMAIN: {domain}}}}}\n"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: portal, namespace: flux-system}}\nspec:\n  path: ./apps/portal\n  targetNamespace: portal-{cluster}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n  postBuild: {{substituteFrom: [{{kind: ConfigMap, name: cluster-settings}}]}}\n"),
+        );
+        // Each cluster has its own settings under the same name: each build reads its own cluster's.
+        d.write(
+            &format!("clusters/{cluster}/settings.yaml"),
+            format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cluster-settings, namespace: flux-system}}\ndata: {{DOMAIN: {domain}}}\n"),
         );
     }
     d.write(
@@ -573,5 +578,16 @@ fn cluster_selects_one_clusters_builds_and_files() {
         assert!(!r.stdout.contains(&format!("cluster {other}")), "{}", r.stdout);
         // Each cluster's route meets its own Gateway: the hosts agree, nothing is wrong.
         assert!(!r.stdout.contains("RTE001"), "{}", r.stdout);
+        let v = json(&edgecheck(d.path(), &["lint", ".", "--no-config", "--format", "json", "--cluster", cluster]));
+        let hosts: Vec<&str> =
+            v["diagnoses"].as_array().expect("d").iter().filter_map(|d| d["host"].as_str()).collect();
+        let want = if cluster == "prod" { "portal.example.com" } else { "portal.example.org" };
+        assert_eq!(hosts, vec![want], "{v}");
     }
+    // One inventory: each build still reads its own cluster's `cluster-settings`, not the first copy.
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--no-config", "--format", "json"]));
+    let mut hosts: Vec<&str> =
+        v["diagnoses"].as_array().expect("d").iter().filter_map(|d| d["host"].as_str()).collect();
+    hosts.sort_unstable();
+    assert_eq!(hosts, vec!["portal.example.com", "portal.example.org"], "{v}");
 }

@@ -75,7 +75,7 @@ impl BuildNotRendered {
             let first = records[0];
             let (severity, fix) = match class {
                 0 => (Severity::Warning, "install it (helm 3, kustomize v5 or kubectl), or give its path with --helm / --kustomize"),
-                1 => (Severity::Warning, "vendor the charts (`helm dependency build`, a charts/ directory) or pass --fetch to let helm pull them"),
+                1 => (Severity::Warning, "pass --fetch to let helm pull remote charts, or vendor what the builds fetch (`helm dependency build` into charts/, a local copy of a remote kustomize resource)"),
                 3 => (Severity::Info, "run with --render auto to check what the builds render"),
                 4 => (Severity::Warning, "fix the kustomization if it is applied with `kubectl apply -k`, or point the controller that builds it at it"),
                 _ => (Severity::Info, "lint what they render (`argocd app manifests`, `flux build kustomization`) or the repository that holds them; set repo-urls in .edgecheck.toml if a source is this checkout"),

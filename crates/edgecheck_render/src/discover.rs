@@ -127,6 +127,23 @@ pub struct RemoteChart {
     pub what: String,
 }
 
+impl RemoteChart {
+    /// `chart` of the repository at `url`: an `oci://` URL (or, as Argo CD writes it, a registry without a
+    /// scheme; `oci` says so for Flux's `type: oci`) is pulled by reference, anything else with `--repo`.
+    fn new(url: &str, chart: &str, version: Option<&str>, oci: bool, what: String) -> RemoteChart {
+        RemoteChart {
+            repo: (!oci).then(|| url.to_string()),
+            chart: if oci {
+                format!("oci://{}/{chart}", url.trim_start_matches("oci://").trim_end_matches('/'))
+            } else {
+                chart.to_string()
+            },
+            version: version.map(str::to_string),
+            what,
+        }
+    }
+}
+
 /// What discovery reads: the objects of the current pass and the checkouts.
 pub struct World<'a> {
     pub objects: Vec<&'a Object>,
@@ -440,16 +457,8 @@ fn application(world: &World<'_>, o: &Object) -> Option<Spec> {
             let version = s(src, "/targetRevision").filter(|v| *v != "*" && *v != "HEAD");
             // Argo CD names an OCI registry without a scheme (`ghcr.io/org/charts`).
             let oci = url.starts_with("oci://") || !url.contains("://");
-            let remote = RemoteChart {
-                repo: (!oci).then(|| url.to_string()),
-                chart: if oci {
-                    format!("oci://{}/{chart}", url.trim_start_matches("oci://").trim_end_matches('/'))
-                } else {
-                    chart.to_string()
-                },
-                version: version.map(str::to_string),
-                what: format!("Helm repository chart `{chart}` {}", version.unwrap_or("latest")),
-            };
+            let what = format!("Helm repository chart `{chart}` {}", version.unwrap_or("latest"));
+            let remote = RemoteChart::new(url, chart, version, oci, what);
             match argo_helm(world, o, src, "", b.namespace.as_deref(), &refs) {
                 Some(How::Helm(mut h)) => {
                     h.remote = Some(remote);
@@ -803,16 +812,7 @@ fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
             return Some(b);
         };
         let oci = url.starts_with("oci://") || source.and_then(|r| s(&r.value, "/spec/type")) == Some("oci");
-        let remote = RemoteChart {
-            repo: (!oci).then(|| url.to_string()),
-            chart: if oci {
-                format!("oci://{}/{chart}", url.trim_start_matches("oci://").trim_end_matches('/'))
-            } else {
-                chart.to_string()
-            },
-            version: version.map(str::to_string),
-            what,
-        };
+        let remote = RemoteChart::new(url, chart, version, oci, what);
         let (values, set) = match flux_values(world, o, spec, &mut b) {
             Some(v) => v,
             None => return Some(b),

@@ -418,28 +418,23 @@ fn plain_roots(
     let charts: Vec<Spec> = app_charts
         .iter()
         .filter(|c| free(c) && !app_charts.iter().any(|o| o != *c && under_dir(c, o)))
-        .map(|c| Spec {
-            name: format!("chart {}", if c.is_empty() { "." } else { c }),
-            origin: None,
-            file: Some(edgecheck_core::namespaces::join_path(c, "Chart.yaml")),
-            line: None,
-            cluster: None,
-            namespace: None,
-            parts: vec![How::Helm(Box::new(discover::HelmSpec {
-                remote: None,
-                chart: c.clone(),
-                release: c.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or("root").to_string(),
-                namespace: None,
-                value_files: Vec::new(),
-                values: Vec::new(),
-                set: Vec::new(),
-                set_file: Vec::new(),
-                skip_crds: false,
-                ignore_missing: false,
-            }))],
-            substitute: None,
-            claims: Vec::new(),
-            from: None,
+        .map(|c| {
+            plain(
+                format!("chart {}", if c.is_empty() { "." } else { c }),
+                edgecheck_core::namespaces::join_path(c, "Chart.yaml"),
+                How::Helm(Box::new(discover::HelmSpec {
+                    remote: None,
+                    chart: c.clone(),
+                    release: c.rsplit('/').next().filter(|n| !n.is_empty()).unwrap_or("root").to_string(),
+                    namespace: None,
+                    value_files: Vec::new(),
+                    values: Vec::new(),
+                    set: Vec::new(),
+                    set_file: Vec::new(),
+                    skip_crds: false,
+                    ignore_missing: false,
+                })),
+            )
         })
         .collect();
     builds
@@ -447,20 +442,31 @@ fn plain_roots(
         .filter(|b| !b.flux && !b.example && !b.component && !b.template)
         .filter(|b| !included.contains(b.dir.as_str()) && !reached.contains(b.dir.as_str()))
         .filter(|b| !trees.iter().any(|t| b.dir == *t || under_dir(&b.dir, t)))
-        .map(|b| Spec {
-            name: format!("kustomization {}", if b.dir.is_empty() { "." } else { &b.dir }),
-            origin: None,
-            file: Some(edgecheck_core::namespaces::join_path(&b.dir, "kustomization.yaml")),
-            line: None,
-            cluster: None,
-            namespace: None,
-            parts: vec![How::Kustomize { dir: b.dir.clone(), overlay: discover::Overlay::default() }],
-            substitute: None,
-            claims: Vec::new(),
-            from: None,
+        .map(|b| {
+            plain(
+                format!("kustomization {}", if b.dir.is_empty() { "." } else { &b.dir }),
+                edgecheck_core::namespaces::join_path(&b.dir, "kustomization.yaml"),
+                How::Kustomize { dir: b.dir.clone(), overlay: discover::Overlay::default() },
+            )
         })
         .chain(charts)
         .collect()
+}
+
+/// A build no object declares: a plain kustomize root, an app-of-apps chart.
+fn plain(name: String, file: String, how: How) -> Spec {
+    Spec {
+        name,
+        origin: None,
+        file: Some(file),
+        line: None,
+        cluster: None,
+        namespace: None,
+        parts: vec![how],
+        substitute: None,
+        claims: Vec::new(),
+        from: None,
+    }
 }
 
 /// Charts in the checkouts whose templates write Argo CD Applications or ApplicationSets.

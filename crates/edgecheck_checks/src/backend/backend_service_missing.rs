@@ -42,6 +42,10 @@ impl BackendServiceMissing {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for e in backend_edges(cx.graph) {
             let Target::Missing(svc) = &e.to else { continue };
+            // An operator object in the inputs creates it (a VMAgent its `vmagent-<name>`).
+            if !cx.graph.service_producers(svc.namespace.as_deref().unwrap_or(""), &svc.name).is_empty() {
+                continue;
+            }
             let Some(severity) = cx.absence(K::SERVICE, svc.namespace.as_deref()) else { continue };
             let from = cx.graph.obj(e.from);
             let mut f = out

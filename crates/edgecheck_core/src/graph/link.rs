@@ -3,6 +3,47 @@
 
 use super::*;
 
+/// Operators that write Secrets: (API group, kind, JSON pointer of the Secret's name (`""`: the object's
+/// own name), of its namespace when it may differ).
+const OPERATOR_SECRETS: &[(&str, &str, &str, Option<&str>)] = &[
+    ("secrets.doppler.com", "DopplerSecret", "/spec/managedSecret/name", Some("/spec/managedSecret/namespace")),
+    ("onepassword.com", "OnePasswordItem", "", None),
+    ("secrets.hashicorp.com", "VaultStaticSecret", "/spec/destination/name", None),
+    ("secrets.hashicorp.com", "VaultDynamicSecret", "/spec/destination/name", None),
+    ("secrets.hashicorp.com", "VaultPKISecret", "/spec/destination/name", None),
+    ("secrets.hashicorp.com", "HCPVaultSecretsApp", "/spec/destination/name", None),
+    (
+        "secrets.infisical.com",
+        "InfisicalSecret",
+        "/spec/managedSecretReference/secretName",
+        Some("/spec/managedSecretReference/secretNamespace"),
+    ),
+    ("k8s.bitwarden.com", "BitwardenSecret", "/spec/secretName", None),
+    ("kubernetes-client.io", "ExternalSecret", "", None),
+];
+
+/// Operators that create Services for their objects: (API group, kind, Service names with `{}` for the
+/// object's name), as each operator documents them.
+const OPERATOR_SERVICES: &[(&str, &str, &[&str])] = &[
+    ("operator.victoriametrics.com", "VMAgent", &["vmagent-{}"]),
+    ("operator.victoriametrics.com", "VMSingle", &["vmsingle-{}"]),
+    ("operator.victoriametrics.com", "VMAlert", &["vmalert-{}"]),
+    ("operator.victoriametrics.com", "VMAlertmanager", &["vmalertmanager-{}"]),
+    ("operator.victoriametrics.com", "VMAuth", &["vmauth-{}"]),
+    ("operator.victoriametrics.com", "VMCluster", &["vmselect-{}", "vminsert-{}", "vmstorage-{}"]),
+    ("operator.victoriametrics.com", "VLSingle", &["vlsingle-{}"]),
+    ("monitoring.coreos.com", "Prometheus", &["prometheus-operated"]),
+    ("monitoring.coreos.com", "Alertmanager", &["alertmanager-operated"]),
+    ("postgresql.cnpg.io", "Cluster", &["{}-rw", "{}-ro", "{}-r"]),
+    ("kafka.strimzi.io", "Kafka", &["{}-kafka-bootstrap", "{}-kafka-brokers"]),
+    ("elasticsearch.k8s.elastic.co", "Elasticsearch", &["{}-es-http"]),
+    ("kibana.k8s.elastic.co", "Kibana", &["{}-kb-http"]),
+    ("acid.zalan.do", "postgresql", &["{}", "{}-repl"]),
+    ("grafana.integreatly.org", "Grafana", &["{}-service"]),
+    ("rabbitmq.com", "RabbitmqCluster", &["{}", "{}-nodes"]),
+    ("k8s.mariadb.com", "MariaDB", &["{}", "{}-primary", "{}-internal"]),
+];
+
 impl Graph {
     pub(super) fn index_crds(&mut self) {
         let mut crds = HashMap::new();
@@ -51,7 +92,35 @@ impl Graph {
                 }
             }
         }
+        // Secrets that secret operators write.
+        for (i, o) in self.objects.iter().enumerate() {
+            for (g, k, name_at, ns_at) in OPERATOR_SECRETS {
+                if o.kind.group == *g && o.kind.kind == *k {
+                    let name = if name_at.is_empty() {
+                        Some(o.name.as_str())
+                    } else {
+                        o.value.pointer(name_at).and_then(|v| v.as_str())
+                    };
+                    let ns = ns_at.and_then(|at| o.value.pointer(at)).and_then(|v| v.as_str()).map(str::to_string);
+                    if let Some(name) = name {
+                        add(&ns.or_else(|| o.namespace.clone()), name, ObjId(i));
+                    }
+                }
+            }
+        }
         self.producers = p;
+        let mut services: HashMap<(String, String), Vec<ObjId>> = HashMap::new();
+        for (i, o) in self.objects.iter().enumerate() {
+            let Some(ns) = &o.namespace else { continue };
+            for (g, k, patterns) in OPERATOR_SERVICES {
+                if o.kind.group == *g && o.kind.kind == *k {
+                    for pat in *patterns {
+                        services.entry((ns.clone(), pat.replace("{}", &o.name))).or_default().push(ObjId(i));
+                    }
+                }
+            }
+        }
+        self.service_producers = services;
     }
 
     pub(super) fn push(

@@ -134,6 +134,8 @@ pub struct Graph {
     out: Vec<Vec<usize>>,
     inn: Vec<Vec<usize>>,
     producers: HashMap<(String, String), Vec<ObjId>>,
+    /// Services that operator objects in the inputs will create, by (namespace, name).
+    service_producers: HashMap<(String, String), Vec<ObjId>>,
     /// ReferenceGrants by namespace.
     grants: HashMap<String, Vec<ObjId>>,
     crds: HashMap<Kind, ObjId>,
@@ -318,6 +320,7 @@ impl Graph {
             out: vec![Vec::new(); objects.len()],
             inn: vec![Vec::new(); objects.len()],
             producers: HashMap::new(),
+            service_producers: HashMap::new(),
             grants: HashMap::new(),
             crds: HashMap::new(),
             namespace_explicit,

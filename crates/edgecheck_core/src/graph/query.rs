@@ -161,9 +161,16 @@ impl Graph {
 
     /// Objects that will create the Secret `namespace/name`: a Certificate with that `secretName`, an
     /// ExternalSecret targeting it, a SealedSecret of that name, an Ingress or Gateway annotated for
-    /// cert-manager's shim that names it.
+    /// cert-manager's shim that names it, a secret operator's object (DopplerSecret `managedSecret`,
+    /// OnePasswordItem, Vault `destination`, InfisicalSecret, BitwardenSecret).
     pub fn secret_producers(&self, namespace: &str, name: &str) -> &[ObjId] {
         self.producers.get(&(namespace.to_string(), name.to_string())).map_or(&[], Vec::as_slice)
+    }
+
+    /// Operator objects that will create the Service `namespace/name` (a VMAgent its `vmagent-<name>`, a
+    /// CloudNativePG Cluster its `<name>-rw`, ...: the table in `graph/link.rs`).
+    pub fn service_producers(&self, namespace: &str, name: &str) -> &[ObjId] {
+        self.service_producers.get(&(namespace.to_string(), name.to_string())).map_or(&[], Vec::as_slice)
     }
 
     /// The CRD that defines `kind`, when it is in the inventory.

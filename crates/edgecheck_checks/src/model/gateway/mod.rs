@@ -176,7 +176,11 @@ impl GatewayModel {
                 Some(p) => {
                     let kind =
                         Kind { group: p.group.clone().unwrap_or_default(), kind: p.kind.clone().unwrap_or_default() };
-                    let found = graph.find_kind(&kind, p.namespace.as_deref(), &p.name).is_some();
+                    // A Secret that cert-manager or a secret operator will write is there.
+                    let produced = kind.group.is_empty()
+                        && kind.kind == "Secret"
+                        && !graph.secret_producers(p.namespace.as_deref().unwrap_or(""), &p.name).is_empty();
+                    let found = produced || graph.find_kind(&kind, p.namespace.as_deref(), &p.name).is_some();
                     if !found && kind_known(graph, &kind) {
                         let ns = p.namespace.as_deref().map(|n| format!("{n}/")).unwrap_or_default();
                         v.push(cond(

@@ -154,6 +154,7 @@ pub(super) fn backend_refs(
                 continue;
             }
             if graph.find(K::SERVICE, Some(bns), &b.name).is_none()
+                && graph.service_producers(bns, &b.name).is_empty()
                 && !edgecheck_core::placeholder::unresolved(&b.name)
                 && !edgecheck_core::placeholder::unresolved(bns)
                 && absent_is_missing(graph, &K::SERVICE.to_kind(), Some(bns))

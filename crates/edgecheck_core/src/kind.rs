@@ -158,6 +158,7 @@ impl Kind {
                 | "ValidatingWebhookConfiguration"
                 | "MutatingWebhookConfiguration"
                 | "APIService"
+                | "ClusterTrustBundle"
         )
     }
 }

@@ -10,6 +10,7 @@ pub mod duration;
 pub mod finding;
 pub mod graph;
 pub mod hostname;
+pub mod implementation;
 pub mod ingress;
 pub mod inventory;
 pub mod kind;

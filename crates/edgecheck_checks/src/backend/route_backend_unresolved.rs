@@ -6,8 +6,12 @@ use crate::model::condition::{ConditionType, Reason};
 declare_check! {
     /// ## What it checks
     /// A route backendRef the computed model cannot resolve (`ResolvedRefs=False`): `BackendNotFound`
-    /// (the Service is not in the inventory, under the absence rule) or `InvalidKind` (a kind that is
-    /// not a Service, ServiceImport or InferencePool). Reported once per route, on its first parent.
+    /// (the Service is not in the inventory, under the absence rule) or `InvalidKind`: a kind no
+    /// implementation routes to, or a kind one implementation defines for itself (Traefik's
+    /// `TraefikService`, Envoy Gateway's `Backend`, Istio's `Hostname`) on a parent whose GatewayClass
+    /// names another implementation (the table of implementations in docs/design.md). When the parent's
+    /// implementation is unknown, every implementation's kinds are accepted. Reported once per route,
+    /// on its first parent that rejects it.
     ///
     /// ## Why it matters
     /// Requests for that rule get a 500 (HTTPRoute) or a reset; often the Service is missing because

@@ -4,6 +4,7 @@
 use super::Role;
 use std::collections::HashMap;
 
+use edgecheck_core::kind::K;
 use edgecheck_core::observation::TargetObservation;
 use edgecheck_core::{Finding, Graph, Layer, ObjectRef, Severity};
 
@@ -614,7 +615,11 @@ fn place(
         let mut order: Vec<usize> = candidates
             .keys()
             .copied()
-            .filter(|fi| !placed.contains_key(fi) && on_this_path(&findings[*fi], t))
+            .filter(|fi| {
+                !placed.contains_key(fi)
+                    && on_this_path(&findings[*fi], t)
+                    && !about_another_parent(&findings[*fi], nodes)
+            })
             .collect();
         order.sort_unstable();
         for fi in order {
@@ -690,6 +695,27 @@ fn place(
 
 /// Whether a finding can be on the path of `t` at all: a finding about another port of the entry (a missing
 /// HTTPS listener, for `http://…:80`) is not, and neither is a TLS finding where TLS is not spoken.
+/// A route's finding about one of its parentRefs (it relates that Gateway or ListenerSet) is not
+/// about a request that reaches the route through another parent: a route attached to Gateway `a`
+/// and rejected by Gateway `b` serves its hosts through `a`.
+fn about_another_parent(f: &Finding, nodes: &[PathNode]) -> bool {
+    let is_parent = |r: &ObjectRef| {
+        [K::GATEWAY, K::LISTENER_SET, K::LISTENER_SET_STD].iter().any(|k| r.group_kind() == k.to_kind())
+    };
+    let route = ["HTTPRoute", "GRPCRoute", "TLSRoute", "TCPRoute", "UDPRoute"].contains(&f.object.kind.as_str());
+    let parents: Vec<&ObjectRef> = f.related.iter().filter(|r| is_parent(r)).collect();
+    if !route || parents.is_empty() {
+        return false;
+    }
+    let on_path: Vec<&ObjectRef> = nodes
+        .iter()
+        .filter(|n| n.branch == Branch::Request)
+        .filter_map(|n| n.object.as_ref())
+        .filter(|r| is_parent(r))
+        .collect();
+    !on_path.is_empty() && !parents.iter().any(|p| on_path.contains(p))
+}
+
 fn on_this_path(f: &Finding, t: &TraceTarget) -> bool {
     f.port.is_none_or(|p| p == t.port) && (t.tls() || f.meta.layer != Layer::Tls)
 }

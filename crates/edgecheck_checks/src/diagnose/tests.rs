@@ -257,3 +257,56 @@ spec:
     let (d, _) = run(healthy, "http://shop.example.com/");
     assert_eq!(d.verdict, Verdict::Ok, "{:?}", d.claims);
 }
+
+/// Issue 15, item 13: a finding about one parentRef of a route does not mark broken a host the route
+/// serves through another parent. `web/apex` is attached to Gateway `envoy` and rejected by Gateway
+/// `other` (whose listener hostname excludes the apex): the apex over `envoy` is fine; the rejection
+/// is still a finding, and a route rejected by its only parent is still broken at route.
+#[test]
+fn a_rejection_by_one_parent_is_not_a_cause_through_another() {
+    const TWO_PARENTS: &str = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: envoy, namespace: edge}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: http, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: other, namespace: edge}
+spec:
+  gatewayClassName: eg
+  listeners:
+  - {name: http, port: 80, protocol: HTTP, hostname: "*.example.com", allowedRoutes: {namespaces: {from: All}}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: web}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: apex, namespace: web}
+spec:
+  hostnames: [example.com]
+  parentRefs: [{name: envoy, namespace: edge}, {name: other, namespace: edge}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: only, namespace: web}
+spec:
+  hostnames: [example.org]
+  parentRefs: [{name: other, namespace: edge}]
+  rules: [{backendRefs: [{name: web, port: 80}]}]
+"#;
+    let (d, findings) = run(TWO_PARENTS, "http://example.com/");
+    assert!(findings.iter().any(|f| f.meta.code == "RTE001" && f.object.name == "apex"), "{findings:?}");
+    assert_ne!(d.verdict, Verdict::Broken, "{}", d.summary);
+    assert!(d.root_cause.is_none(), "{}", d.summary);
+    let (d, findings) = run(TWO_PARENTS, "http://example.org/");
+    assert_eq!(d.verdict, Verdict::Broken, "{}", d.summary);
+    assert_eq!(findings[d.root_cause.expect("root")].meta.code, "RTE001", "{}", d.summary);
+}

@@ -31,7 +31,7 @@ impl BackendTlsPolicyCaUnresolved {
         for f in cx.model.gateway.faults(cx.graph) {
             if cx.graph.obj(f.id).is(K::BACKEND_TLS_POLICY) && f.cond.condition_type == ConditionType::ResolvedRefs {
                 crate::gateway_api::predicted(cx, out, &f, self.meta().severity)
-                    .fix("create the CA ConfigMap named in caCertificateRefs, or fix the reference")
+                    .fix("create the CA object (ConfigMap, Secret or ClusterTrustBundle) named in caCertificateRefs, or fix the reference")
                     .emit();
             }
         }

@@ -1,3 +1,4 @@
+use edgecheck_core::implementation;
 use edgecheck_core::kind::K;
 use edgecheck_core::{Findings, Layer, Severity, Target};
 
@@ -8,7 +9,9 @@ declare_check! {
     /// A Secret served as a TLS certificate (by an Ingress, a Gateway listener or a Traefik
     /// IngressRoute) that lacks `tls.crt` or `tls.key`, or, when a Gateway listener uses it, whose
     /// `type` is not `kubernetes.io/tls`. (ingress-nginx and Traefik read the two keys of a Secret of
-    /// any type, so an `Opaque` Secret with both keys is not judged for them.)
+    /// any type, so an `Opaque` Secret with both keys is not judged for them; a type the Gateway's
+    /// implementation reads on its own terms, such as Envoy Gateway's SDS reference Secret
+    /// `gateway.envoyproxy.io/sds`, is not judged on its listeners.)
     ///
     /// ## Why it matters
     /// Gateway API implementations reject such a reference (`ResolvedRefs=False
@@ -40,10 +43,22 @@ impl TlsSecretTypeInvalid {
             let Some(info) = secret.secret.as_deref() else { continue };
             let mut problems = Vec::new();
             let mut field = "type";
-            let by_gateway = super::helpers::served_from(cx.graph, id).iter().any(|u| u.from.is(K::GATEWAY));
+            let users = super::helpers::served_from(cx.graph, id);
+            let gateways: Vec<_> = users.iter().filter(|u| u.from.is(K::GATEWAY)).collect();
+            // A type the Gateways' implementation reads on its own terms (Envoy Gateway's SDS
+            // reference Secret: where to fetch the certificate, not the certificate).
+            let other_type = !gateways.is_empty()
+                && info.secret_type != "kubernetes.io/tls"
+                && gateways.iter().all(|u| {
+                    let imp = implementation::of_parent(cx.graph, u.edge.from);
+                    implementation::listener_secret_type_ok(imp, &info.secret_type)
+                });
+            if other_type {
+                continue;
+            }
             let both_keys = info.has_key("tls.crt") && info.has_key("tls.key");
             let keys_missing = !info.lengths.is_empty() && !both_keys;
-            if info.secret_type != "kubernetes.io/tls" && (by_gateway || keys_missing) {
+            if info.secret_type != "kubernetes.io/tls" && (!gateways.is_empty() || keys_missing) {
                 problems.push(format!("type: {} (kubernetes.io/tls expected)", info.secret_type));
             }
             // SOPS-encrypted data keeps its keys; a Secret with no data at all is a placeholder
@@ -61,7 +76,7 @@ impl TlsSecretTypeInvalid {
             if problems.is_empty() {
                 continue;
             }
-            let users: Vec<_> = super::helpers::served_from(cx.graph, id).iter().map(|u| u.from.to_ref()).collect();
+            let users: Vec<_> = users.iter().map(|u| u.from.to_ref()).collect();
             let keys: Vec<&str> = info.lengths.keys().map(String::as_str).collect();
             let mut b = out
                 .at(secret, field)

@@ -176,7 +176,10 @@ impl GatewayModel {
                 None => listener_valid(l),
             };
             let (supported, resolved) = match route_kinds(l) {
-                Ok(supported) => (supported, cert_refs(graph, graph.obj(s.owner), &s.namespace, l)),
+                Ok(supported) => (
+                    supported,
+                    cert_refs(graph, (graph.obj(s.owner), implementation::of_parent(graph, s.owner)), &s.namespace, l),
+                ),
                 Err((supported, why)) => (supported, Err(why)),
             };
             let c = conflicted.get(&key);

@@ -27,6 +27,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use edgecheck_core::hostname::{gateway_intersect, normalize};
+use edgecheck_core::implementation::{self, BackendKind, Implementation};
 use edgecheck_core::kind::K;
 use edgecheck_core::views::{self, Listener, ParentRef};
 use edgecheck_core::{Graph, Kind, ObjId, ObjectRef};

@@ -14,17 +14,28 @@ impl GatewayModel {
                 let g = r.get("group").and_then(|x| x.as_str()).unwrap_or("");
                 let k = r.get("kind").and_then(|x| x.as_str()).unwrap_or("");
                 let n = r.get("name").and_then(|x| x.as_str()).unwrap_or("");
-                if !(g.is_empty() && matches!(k, "ConfigMap" | "Secret")) {
+                // ConfigMap (core), Secret and ClusterTrustBundle (implementation-specific, matched by
+                // kind as Envoy Gateway does): the table in `edgecheck_core::implementation`.
+                let core = matches!(k, "ConfigMap" | "Secret");
+                if !(implementation::ca_kind_ok(k) && (!core || g.is_empty())) {
                     res = Err((Reason::InvalidKind, format!("caCertificateRefs names {k} `{n}`, not a ConfigMap")));
                     break;
                 }
-                let kk = Kind { group: String::new(), kind: k.to_string() };
-                if graph.find_kind(&kk, Some(&ns), n).is_none()
+                let (kk, kns) = if core {
+                    (Kind { group: String::new(), kind: k.to_string() }, Some(ns.as_str()))
+                } else {
+                    // ClusterTrustBundle: cluster-scoped, in certificates.k8s.io.
+                    (Kind { group: "certificates.k8s.io".into(), kind: k.to_string() }, None)
+                };
+                if graph.find_kind(&kk, kns, n).is_none()
                     && !edgecheck_core::placeholder::unresolved(n)
-                    && absent_is_missing(graph, &kk, Some(&ns))
+                    && absent_is_missing(graph, &kk, kns)
                     && (k != "Secret" || graph.secret_producers(&ns, n).is_empty())
                 {
-                    res = Err((Reason::InvalidCACertificateRef, format!("{k} `{ns}/{n}` {NOT_IN_INVENTORY}")));
+                    res = Err((
+                        Reason::InvalidCACertificateRef,
+                        format!("{k} `{}` {NOT_IN_INVENTORY}", display_ns(kns, n)),
+                    ));
                     break;
                 }
             }
@@ -43,7 +54,7 @@ impl GatewayModel {
 /// Listener `ResolvedRefs` from its certificateRefs.
 pub(super) fn cert_refs(
     graph: &Graph,
-    owner: &edgecheck_core::Object,
+    (owner, imp): (&edgecheck_core::Object, Option<&Implementation>),
     ns: &str,
     l: &Listener,
 ) -> Result<(), (Reason, String)> {
@@ -86,13 +97,17 @@ pub(super) fn cert_refs(
             }
             Some(sid) => {
                 if let Some(info) = &graph.obj(sid).secret {
-                    if info.secret_type != "kubernetes.io/tls" {
+                    if !implementation::listener_secret_type_ok(imp, &info.secret_type) {
                         return Err((
                             Reason::InvalidCertificateRef,
                             format!("Secret `{rns}/{}` has type {}, not kubernetes.io/tls", r.name, info.secret_type),
                         ));
                     }
-                    if !info.encrypted && (!info.has_key("tls.crt") || !info.has_key("tls.key")) {
+                    // A reference Secret (Envoy Gateway SDS) holds where to fetch the certificate, not it.
+                    if info.secret_type == "kubernetes.io/tls"
+                        && !info.encrypted
+                        && (!info.has_key("tls.crt") || !info.has_key("tls.key"))
+                    {
                         return Err((
                             Reason::InvalidCertificateRef,
                             format!("Secret `{rns}/{}` lacks tls.crt or tls.key", r.name),
@@ -111,6 +126,7 @@ pub(super) fn backend_refs(
     ro: &edgecheck_core::Object,
     rns: &str,
     r: &views::Route,
+    imp: Option<&Implementation>,
 ) -> Result<(), (Reason, String, String)> {
     for (ri, rule) in r.spec.rules.iter().enumerate() {
         for (bi, b) in rule.backend_refs.iter().enumerate() {
@@ -119,23 +135,30 @@ pub(super) fn backend_refs(
             let k = b.kind.as_deref().unwrap_or("Service");
             let bns = b.namespace.as_deref().unwrap_or(rns);
             // Extended kinds of the spec, and the backend kinds implementations define for themselves
-            // (Envoy Gateway and kgateway `Backend`, Traefik `TraefikService`, Istio `Hostname`, GKE
-            // `ServiceImport`): not typos, and what they resolve to is outside the inventory's reach.
-            let known_ext = matches!(
-                (g, k),
-                ("multicluster.x-k8s.io" | "net.gke.io", "ServiceImport")
-                    | ("inference.networking.k8s.io" | "inference.networking.x-k8s.io", "InferencePool")
-                    | ("gateway.envoyproxy.io" | "gateway.kgateway.dev", "Backend")
-                    | ("traefik.io" | "traefik.containo.us", "TraefikService")
-                    | ("networking.istio.io", "Hostname")
-            );
-            if !(known_ext || g.is_empty() && k == "Service") {
-                return Err((
-                    Reason::InvalidKind,
-                    format!("backendRef {k} `{}` (group `{g}`) is not a supported kind", b.name),
-                    field,
-                ));
-            }
+            // (`edgecheck_core::implementation`): not typos, and what they resolve to is outside the
+            // inventory's reach. A kind of another implementation is one this parent's controller rejects.
+            let known_ext = match implementation::backend_kind(imp, g, k) {
+                BackendKind::Service => false,
+                BackendKind::Extension => true,
+                BackendKind::OtherImplementation(vendor) => {
+                    let here = imp.map_or("this Gateway's implementation", |i| i.name);
+                    return Err((
+                        Reason::InvalidKind,
+                        format!(
+                            "backendRef {k} `{}` (group `{g}`) is a {} kind; {here} does not route to it",
+                            b.name, vendor.name
+                        ),
+                        field,
+                    ));
+                }
+                BackendKind::Unknown => {
+                    return Err((
+                        Reason::InvalidKind,
+                        format!("backendRef {k} `{}` (group `{g}`) is not a supported kind", b.name),
+                        field,
+                    ));
+                }
+            };
             let placeholder_ns = [bns, rns].into_iter().any(edgecheck_core::placeholder::unresolved);
             if bns != rns
                 && !placeholder_ns

@@ -2,17 +2,31 @@
 
 use super::*;
 
+/// A route's `ResolvedRefs`: fine, or the reason and message.
+type Resolved = Result<(), (Reason, String)>;
+
 impl GatewayModel {
     pub(super) fn routes(&mut self, graph: &Graph, slots: &HashMap<ObjId, Vec<Slot>>) {
         for (rid, ro, r) in graph.each::<views::Route>() {
             let rns = ro.namespace.clone().unwrap_or_default();
             let kind = ro.kind.kind.as_str();
-            let resolved = match backend_refs(graph, ro, &rns, r) {
-                Ok(()) => Ok(()),
-                Err((reason, m, field)) => {
-                    self.ref_fields.insert(rid, field);
-                    Err((reason, m))
+            // ResolvedRefs depends on the parent's implementation only through the backend kinds it
+            // accepts: computed once per implementation the route's parents have.
+            let mut resolved_by: Vec<(Option<&'static str>, Resolved)> = Vec::new();
+            let mut resolved_for = |imp: Option<&'static Implementation>, fields: &mut HashMap<ObjId, String>| {
+                let key = imp.map(|i| i.name);
+                if let Some((_, r)) = resolved_by.iter().find(|(k, _)| *k == key) {
+                    return r.clone();
                 }
+                let r = match backend_refs(graph, ro, &rns, r, imp) {
+                    Ok(()) => Ok(()),
+                    Err((reason, m, field)) => {
+                        fields.entry(rid).or_insert(field);
+                        Err((reason, m))
+                    }
+                };
+                resolved_by.push((key, r.clone()));
+                r
             };
             let edges: Vec<_> = graph.edges_from_kind(rid, edgecheck_core::EdgeKind::ParentRef).collect();
             let mut v = Vec::new();
@@ -25,6 +39,8 @@ impl GatewayModel {
                     parent: Some(pk.clone()),
                     ..cond(t, s, reason, m)
                 };
+                let imp = edge.to.found().and_then(|pid| implementation::of_parent(graph, pid));
+                let resolved = resolved_for(imp, &mut self.ref_fields);
                 let accepted: Option<Result<String, (Reason, String)>> = match &edge.to {
                     edgecheck_core::Target::Missing(mref) => {
                         let k = mref.group_kind();
@@ -48,7 +64,7 @@ impl GatewayModel {
                             .is_none_or(|c| c.status || c.reason != Reason::NotAllowed);
                         let ls = slots.get(pid).map_or(&[][..], Vec::as_slice);
                         Some(if owner_ok {
-                            self.attach(graph, (*pid, ls), p, kind, &rns, &r.spec.hostnames)
+                            self.attach(graph, (*pid, ls, imp), p, kind, &rns, &r.spec.hostnames)
                         } else {
                             Err((
                                 Reason::NotAllowedByListeners,
@@ -86,16 +102,18 @@ impl GatewayModel {
     fn attach(
         &mut self,
         graph: &Graph,
-        (pid, ls): (ObjId, &[Slot]),
+        (pid, ls, imp): (ObjId, &[Slot], Option<&Implementation>),
         p: &ParentRef,
         kind: &str,
         rns: &str,
         hostnames: &[String],
     ) -> Result<String, (Reason, String)> {
+        // A controller that attaches by the parentRef's name alone takes the route on every listener.
+        let by_name = imp.filter(|i| i.attaches_by_name);
         let cands: Vec<&Slot> = ls
             .iter()
-            .filter(|s| p.section_name.as_deref().is_none_or(|n| s.listener.name == n))
-            .filter(|s| p.port.is_none_or(|port| s.listener.port == port))
+            .filter(|s| by_name.is_some() || p.section_name.as_deref().is_none_or(|n| s.listener.name == n))
+            .filter(|s| by_name.is_some() || p.port.is_none_or(|port| s.listener.port == port))
             .collect();
         if cands.is_empty() {
             let what = match (&p.section_name, p.port) {
@@ -136,7 +154,11 @@ impl GatewayModel {
             }
             // A placeholder (`portal.${DOMAIN}`, docs/design.md "Placeholders") is no hostname yet: not judged.
             let lh = s.listener.hostname.as_deref();
-            if has_hosts && !hostnames.is_empty() && lh.is_some_and(|l| !edgecheck_core::placeholder::unresolved(l)) {
+            if has_hosts
+                && by_name.is_none()
+                && !hostnames.is_empty()
+                && lh.is_some_and(|l| !edgecheck_core::placeholder::unresolved(l))
+            {
                 let placeholder = hostnames.iter().any(|h| edgecheck_core::placeholder::unresolved(h));
                 if !placeholder && !hostnames.iter().any(|h| gateway_intersect(lh, h).is_some()) {
                     host_miss.push(format!(
@@ -166,6 +188,12 @@ impl GatewayModel {
         }
         self.pending_attached.clone_from(&hit);
         let mut m = format!("attached to listener(s) {}", hit.join(", "));
+        if let Some(i) = by_name {
+            m.push_str(&format!(
+                "; {} attaches routes by the parentRef's name and does not apply listener hostnames or sectionName",
+                i.name
+            ));
+        }
         for n in notes {
             m.push_str("; ");
             m.push_str(&n);

@@ -1,0 +1,216 @@
+//! What each Gateway API implementation accepts beyond the spec's core, keyed by the
+//! `controllerName` of its GatewayClass. One table, read by the Gateway model (which conditions a
+//! controller would write) and by the checks that judge Secrets and backends.
+//!
+//! The spec leaves some choices to implementations: extra backend kinds, extra CA sources, extra
+//! Secret types, and (for implementations that are not conformant) whether listener hostnames and
+//! `sectionName` matter at all. Each entry names the source that says so. When a parent's
+//! implementation is not known (no GatewayClass in the inputs, or a controller not listed), every
+//! implementation's extensions are accepted: edgecheck never calls a kind invalid that some
+//! implementation routes to.
+
+use crate::graph::{EdgeKind, Graph, ObjId};
+use crate::views;
+
+/// One Gateway API implementation.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Implementation {
+    /// Its name, as operators say it.
+    pub name: &'static str,
+    /// `controllerName` values of its GatewayClasses.
+    pub controllers: &'static [&'static str],
+    /// Backend kinds (group, kind) its routes may name besides the core `Service`.
+    pub backend_kinds: &'static [(&'static str, &'static str)],
+    /// Kinds a BackendTLSPolicy's `caCertificateRefs` may name besides `ConfigMap` (matched by kind,
+    /// as the implementation does).
+    pub ca_kinds: &'static [&'static str],
+    /// Secret types a listener's `certificateRefs` may name besides `kubernetes.io/tls`.
+    pub listener_secret_types: &'static [&'static str],
+    /// Routes attach by the parentRef's name alone: listener hostnames, `sectionName` and `port` are
+    /// not applied (the controller is not conformant there, and says `Accepted` anyway).
+    pub attaches_by_name: bool,
+    /// Where this is written (source file at a commit, or documentation).
+    pub source: &'static str,
+}
+
+/// Backend kinds the spec itself names as Extended or that several implementations share: accepted
+/// whatever the implementation.
+pub const SHARED_BACKEND_KINDS: &[(&str, &str)] = &[
+    ("multicluster.x-k8s.io", "ServiceImport"),
+    ("inference.networking.k8s.io", "InferencePool"),
+    ("inference.networking.x-k8s.io", "InferencePool"),
+];
+
+/// The implementations edgecheck knows.
+pub const IMPLEMENTATIONS: &[Implementation] = &[
+    Implementation {
+        name: "Envoy Gateway",
+        controllers: &["gateway.envoyproxy.io/gatewayclass-controller"],
+        backend_kinds: &[("gateway.envoyproxy.io", "Backend")],
+        ca_kinds: &["Secret", "ClusterTrustBundle"],
+        listener_secret_types: &["gateway.envoyproxy.io/sds"],
+        attaches_by_name: false,
+        source: "envoyproxy/gateway internal/gatewayapi/validate.go (validateBackendRefKind, certificate refs \
+                 with SDSSecretType), backendtlspolicy.go (getCaCertsFromCARefs: ConfigMap, Secret, \
+                 ClusterTrustBundle), api/v1alpha1/shared_types.go (SDSSecretType)",
+    },
+    Implementation {
+        name: "kgateway",
+        controllers: &["kgateway.dev/kgateway"],
+        backend_kinds: &[("gateway.kgateway.dev", "Backend")],
+        ca_kinds: &["Secret"],
+        listener_secret_types: &[],
+        attaches_by_name: false,
+        source: "kgateway docs: Backend (gateway.kgateway.dev) as a backendRef",
+    },
+    Implementation {
+        name: "Traefik",
+        controllers: &["traefik.io/gateway-controller"],
+        backend_kinds: &[("traefik.io", "TraefikService"), ("traefik.containo.us", "TraefikService")],
+        ca_kinds: &["Secret"],
+        listener_secret_types: &[],
+        attaches_by_name: false,
+        source: "Traefik docs, Kubernetes Gateway provider: TraefikService as a backendRef",
+    },
+    Implementation {
+        name: "Istio",
+        controllers: &["istio.io/gateway-controller", "istio.io/unmanaged-gateway"],
+        backend_kinds: &[("networking.istio.io", "Hostname"), ("networking.istio.io", "ServiceEntry")],
+        ca_kinds: &["Secret"],
+        listener_secret_types: &[],
+        attaches_by_name: false,
+        source: "Istio docs, Gateway API: backendRefs of kind Hostname and ServiceEntry (networking.istio.io)",
+    },
+    Implementation {
+        name: "GKE Gateway",
+        controllers: &["networking.gke.io/gateway", "networking.gke.io/gateway-controller"],
+        backend_kinds: &[("net.gke.io", "ServiceImport")],
+        ca_kinds: &[],
+        listener_secret_types: &[],
+        attaches_by_name: false,
+        source: "GKE docs, multi-cluster Gateways: ServiceImport (net.gke.io) as a backendRef",
+    },
+    Implementation {
+        name: "Cilium",
+        controllers: &["io.cilium/gateway-controller"],
+        backend_kinds: &[],
+        ca_kinds: &[],
+        listener_secret_types: &[],
+        attaches_by_name: false,
+        source: "Cilium docs, Gateway API support",
+    },
+    Implementation {
+        name: "Cloudflare Kubernetes Gateway (pl4nty)",
+        controllers: &["github.com/pl4nty/cloudflare-kubernetes-gateway"],
+        backend_kinds: &[],
+        ca_kinds: &[],
+        listener_secret_types: &[],
+        attaches_by_name: true,
+        source: "pl4nty/cloudflare-kubernetes-gateway internal/controller/httproute_controller.go at \
+                 1b61c5f2b8090abba3f24cec24a7f0e25ae0da5a: tunnel ingress is built from every route whose \
+                 parentRef names the Gateway, from spec.hostnames x paths x backends; listener hostnames \
+                 and sectionName are not read",
+    },
+];
+
+/// The implementation whose GatewayClasses carry `controller`.
+pub fn by_controller(controller: &str) -> Option<&'static Implementation> {
+    IMPLEMENTATIONS.iter().find(|i| i.controllers.contains(&controller))
+}
+
+/// The implementation of a Gateway, or of the Gateway a ListenerSet attaches to: its GatewayClass's
+/// `controllerName`, when the class is in the inputs and the controller is listed.
+pub fn of_parent(graph: &Graph, parent: ObjId) -> Option<&'static Implementation> {
+    let gateway = if graph.view::<views::ListenerSet>(parent).is_some() {
+        graph.edges_from_kind(parent, EdgeKind::ParentRef).find_map(|e| e.to.found())?
+    } else {
+        parent
+    };
+    graph.edges_from_kind(gateway, EdgeKind::GatewayClass).find_map(|e| {
+        let class = graph.view::<views::GatewayClass>(e.to.found()?)?;
+        by_controller(&class.spec.controller_name)
+    })
+}
+
+/// Whether a backend kind is one an implementation defines for itself (its own API group), and which.
+fn vendor_of(group: &str, kind: &str) -> Option<&'static Implementation> {
+    IMPLEMENTATIONS.iter().find(|i| i.backend_kinds.iter().any(|(g, k)| *g == group && *k == kind))
+}
+
+/// How a backend kind stands with a parent's implementation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BackendKind {
+    /// The core `Service`.
+    Service,
+    /// An extension the implementation (or, when it is unknown, some implementation) routes to; what
+    /// it resolves to is outside the inventory's reach.
+    Extension,
+    /// A kind another implementation defines for itself, named on a parent whose implementation is
+    /// known and does not list it.
+    OtherImplementation(&'static Implementation),
+    /// A kind no implementation edgecheck knows routes to.
+    Unknown,
+}
+
+/// Judges a backendRef's (group, kind) for a parent of implementation `imp` (`None`: unknown).
+pub fn backend_kind(imp: Option<&Implementation>, group: &str, kind: &str) -> BackendKind {
+    if group.is_empty() && kind == "Service" {
+        return BackendKind::Service;
+    }
+    if SHARED_BACKEND_KINDS.contains(&(group, kind)) {
+        return BackendKind::Extension;
+    }
+    match (imp, vendor_of(group, kind)) {
+        (_, None) => BackendKind::Unknown,
+        (None, Some(_)) => BackendKind::Extension,
+        (Some(i), Some(_)) if i.backend_kinds.contains(&(group, kind)) => BackendKind::Extension,
+        (Some(_), Some(vendor)) => BackendKind::OtherImplementation(vendor),
+    }
+}
+
+/// Whether a Secret type may be served by a listener of implementation `imp` (`None`: unknown).
+pub fn listener_secret_type_ok(imp: Option<&Implementation>, secret_type: &str) -> bool {
+    secret_type == "kubernetes.io/tls"
+        || match imp {
+            Some(i) => i.listener_secret_types.contains(&secret_type),
+            None => IMPLEMENTATIONS.iter().any(|i| i.listener_secret_types.contains(&secret_type)),
+        }
+}
+
+/// Whether some implementation accepts `kind` in a BackendTLSPolicy's `caCertificateRefs` (the
+/// policy targets Services, so its implementation is whichever Gateway routes to them: any).
+pub fn ca_kind_ok(kind: &str) -> bool {
+    kind == "ConfigMap" || IMPLEMENTATIONS.iter().any(|i| i.ca_kinds.contains(&kind))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn vendor_kinds_belong_to_their_vendor() {
+        let eg = by_controller("gateway.envoyproxy.io/gatewayclass-controller");
+        let cilium = by_controller("io.cilium/gateway-controller");
+        assert_eq!(backend_kind(eg, "gateway.envoyproxy.io", "Backend"), BackendKind::Extension);
+        assert_eq!(backend_kind(None, "traefik.io", "TraefikService"), BackendKind::Extension);
+        match backend_kind(cilium, "traefik.io", "TraefikService") {
+            BackendKind::OtherImplementation(i) => assert_eq!(i.name, "Traefik"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(backend_kind(cilium, "multicluster.x-k8s.io", "ServiceImport"), BackendKind::Extension);
+        assert_eq!(backend_kind(eg, "", "Service"), BackendKind::Service);
+        assert_eq!(backend_kind(eg, "example.com", "Thing"), BackendKind::Unknown);
+        assert_eq!(backend_kind(None, "", "Pod"), BackendKind::Unknown);
+    }
+
+    #[test]
+    fn secret_types_per_implementation() {
+        let eg = by_controller("gateway.envoyproxy.io/gatewayclass-controller");
+        let cilium = by_controller("io.cilium/gateway-controller");
+        assert!(listener_secret_type_ok(eg, "gateway.envoyproxy.io/sds"));
+        assert!(listener_secret_type_ok(None, "gateway.envoyproxy.io/sds"));
+        assert!(!listener_secret_type_ok(cilium, "gateway.envoyproxy.io/sds"));
+        assert!(!listener_secret_type_ok(eg, "Opaque"));
+        assert!(ca_kind_ok("ClusterTrustBundle") && ca_kind_ok("ConfigMap") && !ca_kind_ok("Bundle"));
+    }
+}

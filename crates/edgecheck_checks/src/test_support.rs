@@ -54,16 +54,20 @@ pub(crate) fn graph_and_pki(name: &str, text: &str) -> (Graph, Options, Pki) {
     (Graph::build(inv, &options), options, pki)
 }
 
-/// Fixture repositories: `# repo: URL dirs=a/b,c` declares the linted checkout (remote `URL`, those
+/// Fixture repositories: `# repo: URL dirs=a/b,c` declares the linted checkout (remote `URL`, or `-` for a
+/// directory that is not a git checkout; those
 /// directories and their parents), and `# repo-path: apps/shop/web.yaml` before a document says that the
 /// documents after it (up to the next `# repo-path:`) come from that file of the checkout (their
 /// `source.repo_path`; the file and its parent directories join the checkout).
 fn apply_repo_header(inv: &mut edgecheck_core::Inventory, text: &str) {
     let Some(header) = text.lines().find_map(|l| l.strip_prefix("# repo:")) else { return };
     let mut words = header.split_whitespace();
+    // `# repo: - dirs=…`: a directory that is not a git checkout (`RepoInfo::assumed`).
+    let url = words.next().filter(|u| *u != "-");
     let mut repo = edgecheck_core::RepoInfo {
         root: PathBuf::from("/fixture"),
-        remotes: words.next().map(str::to_string).into_iter().collect(),
+        assumed: url.is_none(),
+        remotes: url.map(str::to_string).into_iter().collect(),
         ..Default::default()
     };
     let add_dir = |dirs: &mut std::collections::BTreeSet<String>, d: &str| {

@@ -4,7 +4,6 @@
 
 use std::fmt::Write as _;
 
-use base64::Engine as _;
 use sha2::{Digest, Sha256};
 use x509_parser::extensions::{GeneralName, ParsedExtension};
 use x509_parser::prelude::{FromDer, X509Certificate};
@@ -62,8 +61,7 @@ pub fn parse_pem(text: &str) -> Result<Vec<PemBlock>, PemError> {
             let Some((label, start, body)) = current.take() else {
                 continue;
             };
-            let der = base64::engine::general_purpose::STANDARD
-                .decode(body.as_bytes())
+            let der = crate::go_base64::decode_pem_body(&body)
                 .map_err(|_| PemError::BadBase64 { label: label.clone(), line: start })?;
             blocks.push(PemBlock { label, der, line: start });
         } else if let Some((_, _, body)) = current.as_mut() {

@@ -58,6 +58,10 @@ pub struct RepoInfo {
     pub dirs: std::collections::BTreeSet<String>,
     /// Every file of the working tree, relative to its root.
     pub files: std::collections::BTreeSet<String>,
+    /// Not a git checkout, and no `repo-urls` names it: the linted directory stands in for the repository
+    /// of every Argo CD source whose path it has (docs/design.md, "The repository an Application points
+    /// at"). `remotes` is empty.
+    pub assumed: bool,
 }
 
 /// A document that is not a Kubernetes object but configures the cluster's tools: a k3s/RKE2 config file

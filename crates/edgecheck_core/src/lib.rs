@@ -8,6 +8,7 @@ pub mod cert;
 pub mod check;
 pub mod duration;
 pub mod finding;
+pub mod go_base64;
 pub mod graph;
 pub mod hostname;
 pub mod implementation;

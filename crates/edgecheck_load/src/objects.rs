@@ -3,7 +3,6 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use base64::Engine as _;
 use edgecheck_core::inventory::Build;
 use edgecheck_core::secret::SecretInfo;
 use edgecheck_core::{Kind, LineTable, LoadProblem, LoadProblemKind, Object, ObjectRef, Source};
@@ -287,8 +286,8 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
                 values.insert(k.clone(), Vec::new());
                 continue;
             }
-            let cleaned: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-            match base64::engine::general_purpose::STANDARD.decode(cleaned.as_bytes()) {
+            // As the API server decodes it (Go's StdEncoding): neither stricter nor looser.
+            match edgecheck_core::go_base64::decode_std(s) {
                 Ok(b) => {
                     values.insert(k.clone(), b);
                 }
@@ -296,14 +295,17 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
                 Err(_) if edgecheck_core::placeholder::unresolved(s.trim()) => {
                     values.insert(k.clone(), Vec::new());
                 }
-                Err(_) => {
+                Err(e) => {
                     problems.push(LoadProblem {
                         object: Some(obj.to_ref()),
                         ..problem(
                             LoadProblemKind::BadBase64,
                             file,
                             obj.line_at(&format!("data[\"{k}\"]")),
-                            format!("Secret data key `{k}` is not valid base64"),
+                            format!(
+                                "Secret data key `{k}` is not base64 as the API server reads it: {}",
+                                edgecheck_core::go_base64::why(&e)
+                            ),
                         )
                     });
                     values.insert(k.clone(), Vec::new());

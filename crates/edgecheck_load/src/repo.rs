@@ -32,16 +32,17 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
                 Some(a) if a.0.components().count() > p.components().count() => Some(a),
                 _ => Some((p, vec![u])),
             });
-        let extra: Vec<String> = Vec::new();
-        let (top, mut remotes) = match (configured, find_git_root(&base)) {
-            (Some((root, urls)), _) => (root, urls),
+        let (top, remotes, assumed) = match (configured, find_git_root(&base)) {
+            (Some((root, urls)), _) => (root, urls, false),
             (None, Some(g)) => {
                 let r = remotes_of(&g, options.max_file_size, &mut inv.problems);
-                (g, r)
+                (g, r, false)
             }
+            // Not a checkout (a tarball, a CI artifact, a copy): the linted directory stands in for the
+            // repository of the Argo CD sources whose paths it has (`RepoInfo::assumed`; LOD012 says so).
+            (None, None) if abs.is_dir() => (base.clone(), Vec::new(), true),
             (None, None) => continue,
         };
-        remotes.extend(extra.iter().cloned());
         if let Some(r) = repos.iter_mut().find(|r| r.root == top) {
             for u in remotes {
                 if !r.remotes.contains(&u) {
@@ -51,7 +52,7 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
             continue;
         }
         let (dirs, tree_files) = tree(&top);
-        repos.push(RepoInfo { root: top, remotes, dirs, files: tree_files });
+        repos.push(RepoInfo { root: top, remotes, dirs, files: tree_files, assumed });
     }
     if repos.is_empty() {
         return;

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use edgecheck_core::graph::{normalize_rel_path, normalize_repo_url};
+use edgecheck_core::graph::{normalize_rel_path, normalize_repo_url, repo_for_source};
 use edgecheck_core::inventory::NotRendered;
 use edgecheck_core::namespaces::join_path;
 use edgecheck_core::{Object, ObjectRef, RepoInfo};
@@ -193,6 +193,12 @@ impl World<'_> {
     fn repo_of_url(&self, url: &str) -> Option<usize> {
         let u = normalize_repo_url(url);
         self.repos.iter().position(|r| r.remotes.iter().any(|rem| normalize_repo_url(rem) == u))
+    }
+
+    /// The checkout an Argo CD source with `path` is read from: [`repo_for_source`] (a directory that is not a
+    /// git checkout answers for the paths it has).
+    fn repo_of_source(&self, url: &str, path: &str) -> Option<usize> {
+        repo_for_source(self.repos, url, Some(path))
     }
 
     /// `rel` (repository-relative) in checkout `repo`, spelled as files are.
@@ -472,7 +478,7 @@ fn application(world: &World<'_>, o: &Object) -> Option<Spec> {
         let Some(path) = src.get("path").and_then(Value::as_str) else {
             continue; // a `ref` source: values only
         };
-        let Some(repo) = world.repo_of_url(url) else {
+        let Some(repo) = world.repo_of_source(url, path) else {
             // Another repository: nothing here to render. It is not a fault of this checkout.
             b.parts.push(How::No {
                 what: format!("{} path {path}", edgecheck_core::redact::credentials(url)),

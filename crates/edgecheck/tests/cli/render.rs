@@ -98,6 +98,40 @@ fn a_chart_whose_values_set_a_host_its_certificate_does_not_cover_is_found_in_th
 }
 
 #[test]
+fn a_copy_without_git_is_read_as_the_applications_repository_and_says_so() {
+    // The same repository as a tarball or CI artifact: no `.git`, no `repo-urls`.
+    let d = Dir::new();
+    web_chart(&d, "charts/web");
+    d.write(
+        "argocd/web.yaml",
+        application(
+            "web",
+            &format!("  source:\n    repoURL: {REPO}\n    path: charts/web\n    helm:\n      valuesObject:\n        host: shop.example.com\n"),
+        ),
+    );
+    // An Application of another repository whose path this directory does not have.
+    d.write(
+        "argocd/other.yaml",
+        application("other", "  source:\n    repoURL: https://github.com/acme/other\n    path: deploy/prod\n"),
+    );
+    let v = lint(&d, &[]);
+    // The chart is rendered from the copy, in the destination namespace.
+    assert_eq!(at(&v, "TLS015"), vec!["charts/web/templates/certificate.yaml:7"], "{v}");
+    let ingress = v["objects"].as_array().expect("objects").iter().find(|o| o["kind"] == "Ingress").cloned();
+    assert_eq!(ingress.expect("the rendered Ingress")["namespace"], "web");
+    // Said once, at the Application read from the copy; the other repository's path is not judged.
+    assert_eq!(at(&v, "LOD012"), vec!["argocd/web.yaml:8"], "{v}");
+    assert!(at(&v, "GIT001").is_empty(), "{v}");
+
+    // Near miss: with `.git` and its remote nothing is assumed.
+    d.write(".git/config", format!("[remote \"origin\"]\n\turl = {REPO}\n"));
+    d.write(".git/HEAD", "ref: refs/heads/main\n");
+    let v = lint(&d, &[]);
+    assert!(at(&v, "LOD012").is_empty(), "{v}");
+    assert_eq!(at(&v, "TLS015"), vec!["charts/web/templates/certificate.yaml:7"], "{v}");
+}
+
+#[test]
 fn multi_source_values_and_helm_release_values_from_are_read() {
     // Argo CD: the chart from one source, the values from `$values/...` of a `ref` source.
     let d = checkout();

@@ -1,4 +1,4 @@
-use edgecheck_core::graph::{normalize_rel_path, normalize_repo_url};
+use edgecheck_core::graph::{normalize_rel_path, repo_for_source};
 use edgecheck_core::views::Application;
 use edgecheck_core::{Findings, Layer, Severity};
 
@@ -41,9 +41,9 @@ impl ApplicationSourcePathMissing {
                 if src.chart.is_some() || src.repo_url.is_empty() {
                     continue;
                 }
-                let url = normalize_repo_url(&src.repo_url);
+                // A directory that is not a git checkout answers only for the paths it has: never missing.
                 let Some(repo) =
-                    cx.graph.repos.iter().find(|r| r.remotes.iter().any(|rem| normalize_repo_url(rem) == url))
+                    repo_for_source(&cx.graph.repos, &src.repo_url, Some(path)).map(|i| &cx.graph.repos[i])
                 else {
                     continue;
                 };

@@ -1,6 +1,7 @@
 //! Checks of the `input` layer: what could not be read, and objects that are malformed as loaded.
 
 mod build_not_rendered;
+mod checkout_assumed;
 mod file_unreadable;
 mod ignore_unknown;
 pub(crate) mod ignore_unused;
@@ -33,6 +34,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     // --- builds (docs/design.md "Builds")
     &build_not_rendered::BuildNotRendered,
     &objects_not_applied::ObjectsNotApplied,
+    &checkout_assumed::CheckoutAssumed,
 ];
 
 /// Starts a finding about a load problem: about its object when it has one, else about the file.

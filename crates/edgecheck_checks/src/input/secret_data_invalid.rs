@@ -4,7 +4,8 @@ use crate::framework::{declare_check, CheckContext};
 
 declare_check! {
     /// ## What it checks
-    /// A Secret whose `data` value is not valid base64, or whose `tls.crt` / `tls.key` does not hold a
+    /// A Secret whose `data` value is not base64 as the API server decodes it (Go's `StdEncoding`: padding
+    /// required, line breaks skipped, any other white space rejected, non-zero trailing bits accepted), or whose `tls.crt` / `tls.key` does not hold a
     /// readable PEM block: truncated (a `BEGIN` line without its `END`), bad base64 inside the block, or
     /// not a certificate or key at all.
     ///
@@ -33,9 +34,13 @@ declare_check! {
 impl SecretDataInvalid {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for p in super::problems(cx.graph, &[LoadProblemKind::BadBase64, LoadProblemKind::BadPem]) {
-            super::report(out, p)
-                .fix("re-create the Secret from its PEM files (kubectl create secret tls --dry-run=client -o yaml) or let cert-manager issue it")
-                .emit();
+            let fix = match p.kind {
+                LoadProblemKind::BadBase64 => {
+                    "encode the value on one line (`base64 -w0`), or move the plain value under `stringData`"
+                }
+                _ => "re-create the Secret from its PEM files (kubectl create secret tls --dry-run=client -o yaml) or let cert-manager issue it",
+            };
+            super::report(out, p).fix(fix).emit();
         }
     }
 }

@@ -475,7 +475,7 @@ pub fn under_dir(path: &str, dir: &str) -> bool {
     under(path, dir)
 }
 use repo::{application_dirs, AppDir};
-pub use repo::{normalize_rel_path, normalize_repo_url};
+pub use repo::{normalize_rel_path, normalize_repo_url, repo_for_source};
 
 #[cfg(test)]
 mod tests {

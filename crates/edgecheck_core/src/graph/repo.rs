@@ -51,6 +51,22 @@ pub fn normalize_rel_path(p: &str) -> String {
     }
 }
 
+/// The linted checkout a source of `url` (and, for a directory source, `path`) is read from: the one whose
+/// remotes include `url`; else a directory that is not a git checkout (`RepoInfo::assumed`) where `path`
+/// is a directory other than its root. An assumed checkout never answers for a source without a path, nor
+/// for a path it does not have: another repository is never judged by this one.
+pub fn repo_for_source(repos: &[RepoInfo], url: &str, path: Option<&str>) -> Option<usize> {
+    let u = normalize_repo_url(url);
+    if let Some(i) = repos.iter().position(|r| r.remotes.iter().any(|rem| normalize_repo_url(rem) == u)) {
+        return Some(i);
+    }
+    let rel = normalize_rel_path(path?);
+    if rel.is_empty() {
+        return None;
+    }
+    repos.iter().position(|r| r.assumed && r.dirs.contains(&rel))
+}
+
 /// Applications by (repository, path); of several with one path, the last.
 pub(super) fn apps_by_dir(apps: &[AppDir]) -> HashMap<(usize, &str), &AppDir> {
     apps.iter().map(|a| ((a.repo, a.dir.as_str()), a)).collect()
@@ -84,16 +100,20 @@ pub(super) fn application_dirs(objects: &[Object], views: &[View], repos: &[Repo
         for (field, s) in app.spec.all_sources() {
             let Some(path) = &s.path else { continue };
             let url = normalize_repo_url(&s.repo_url);
-            for (ri, r) in repos.iter().enumerate() {
-                if r.remotes.iter().any(|rem| normalize_repo_url(rem) == url) {
-                    out.push(AppDir {
-                        id: ObjId(i),
-                        repo: ri,
-                        dir: normalize_rel_path(path),
-                        field: format!("{field}.path"),
-                        namespace: app.spec.destination.namespace.clone(),
-                    });
-                }
+            let matched =
+                repos.iter().enumerate().filter(|(_, r)| r.remotes.iter().any(|rem| normalize_repo_url(rem) == url));
+            let repos: Vec<usize> = match matched.map(|(ri, _)| ri).collect::<Vec<_>>() {
+                v if v.is_empty() => repo_for_source(repos, &s.repo_url, Some(path)).into_iter().collect(),
+                v => v,
+            };
+            for ri in repos {
+                out.push(AppDir {
+                    id: ObjId(i),
+                    repo: ri,
+                    dir: normalize_rel_path(path),
+                    field: format!("{field}.path"),
+                    namespace: app.spec.destination.namespace.clone(),
+                });
             }
             let _ = o;
         }

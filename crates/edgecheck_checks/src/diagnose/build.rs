@@ -644,12 +644,14 @@ fn tls(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, t: &TraceTarget, 
             b.nodes[n].state = NodeState::Unknown;
             return n;
         }
-        let label = match claim.kind {
-            RouteKind::TraefikHttp | RouteKind::TraefikTcp => "Traefik default certificate or certResolver",
-            RouteKind::Ingress => "controller default certificate (no tls entry for the host)",
-            _ => "no certificate configured",
-        };
-        return b.add(Role::Tls, Layer::Tls, Branch::Request, Some(entry), What::Text(label.into()));
+        let (label, known) = unnamed_certificate(graph, claim);
+        let n = b.add(Role::Tls, Layer::Tls, Branch::Request, Some(entry), What::Text(label));
+        // No Secret names the certificate: what the controller serves is not known from the objects, and
+        // is often its self-signed default. Never ✓ on the objects' word alone.
+        if !known {
+            b.nodes[n].state = NodeState::Unknown;
+        }
+        return n;
     };
     let n = b.target(Role::Tls, Layer::Tls, Branch::Request, entry, &e.to, "");
     if let Some(sid) = e.to.found() {
@@ -676,6 +678,71 @@ fn tls(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, t: &TraceTarget, 
     };
     producers(b, cx, n, ns.as_deref(), &name, t);
     n
+}
+
+/// What serves TLS for a claim that names no Secret, and whether the objects make it known: Traefik's
+/// `certResolver` (issued by ACME at run time), the default TLSStore's `defaultCertificate`, else the
+/// controller's default certificate (Traefik's self-signed `TRAEFIK DEFAULT CERT`, ingress-nginx's
+/// `Kubernetes Ingress Controller Fake Certificate`) unless another certificate the controller loaded
+/// covers the host. None of them can be seen offline: only the probe tells.
+fn unnamed_certificate(graph: &Graph, claim: &Claim) -> (String, bool) {
+    match claim.kind {
+        RouteKind::TraefikHttp | RouteKind::TraefikTcp => {
+            let route = graph.obj(claim.route);
+            let resolver = route.value.pointer("/spec/tls/certResolver").and_then(|v| v.as_str());
+            if let Some(r) = resolver {
+                return (
+                    format!("certificate from certResolver `{r}` (ACME, issued at run time: probe to see it)"),
+                    false,
+                );
+            }
+            let store = ["traefik.io", "traefik.containo.us"]
+                .iter()
+                .flat_map(|g| graph.ids_of(&edgecheck_core::Kind { group: (*g).into(), kind: "TLSStore".into() }))
+                .map(|&id| graph.obj(id))
+                .find(|o| o.name == "default");
+            let default_cert = store.and_then(|o| {
+                o.value
+                    .pointer("/spec/defaultCertificate/secretName")
+                    .and_then(|v| v.as_str())
+                    .map(|s| format!("TLSStore `{}` defaultCertificate Secret `{s}`", o.to_ref()))
+                    .or_else(|| {
+                        o.value
+                            .pointer("/spec/defaultGeneratedCert/resolver")
+                            .and_then(|v| v.as_str())
+                            .map(|r| format!("TLSStore `{}` defaultGeneratedCert from certResolver `{r}`", o.to_ref()))
+                    })
+            });
+            match default_cert {
+                Some(d) => (format!("no secretName or certResolver: {d}, unless another router's certificate covers the host"), false),
+                None => (
+                    "no secretName or certResolver: Traefik's self-signed default certificate (TRAEFIK DEFAULT CERT), unless another router's certificate or a TLSStore default covers the host".into(),
+                    false,
+                ),
+            }
+        }
+        RouteKind::Ingress => {
+            let ing = graph.obj(claim.route);
+            // Cloud load balancers take certificates from their own stores, named by annotation.
+            let cloud = [
+                ("alb.ingress.kubernetes.io/certificate-arn", "ACM certificate"),
+                ("networking.gke.io/managed-certificates", "GKE ManagedCertificate"),
+                ("ingress.gcp.kubernetes.io/pre-shared-cert", "GCP pre-shared certificate"),
+                ("service.beta.kubernetes.io/azure-application-gateway-ssl-cert", "Application Gateway certificate"),
+                ("appgw.ingress.kubernetes.io/appgw-ssl-certificate", "Application Gateway certificate"),
+            ]
+            .into_iter()
+            .find_map(|(a, what)| ing.annotation(a).map(|v| format!("{what} {v} (from `{a}`: not seen offline)")));
+            match cloud {
+                Some(c) => (c, false),
+                None => (
+                    "no tls entry names a Secret for the host: the controller's default certificate, or one it discovers (ingress-nginx and Traefik serve a self-signed one unless given another)".into(),
+                    false,
+                ),
+            }
+        }
+        _ => ("no certificate configured".into(), true),
+    }
 }
 
 /// What writes a Secret: Certificates (→ Issuer, → Challenges for the host), ExternalSecrets

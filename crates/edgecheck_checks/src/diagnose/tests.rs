@@ -310,3 +310,65 @@ spec:
     assert_eq!(d.verdict, Verdict::Broken, "{}", d.summary);
     assert_eq!(findings[d.root_cause.expect("root")].meta.code, "RTE001", "{}", d.summary);
 }
+
+/// #15 item 13: a host served over TLS without a Secret (Traefik `tls: {}`, an Ingress without a tls entry
+/// for the host) gets what the controller decides, often its self-signed default: never ✓ on the objects'
+/// word. A Secret the route names is judged as before.
+#[test]
+fn a_certificate_no_secret_names_is_not_ok() {
+    let traefik = |tls: &str| {
+        format!(
+            r#"
+apiVersion: traefik.io/v1alpha1
+kind: IngressRoute
+metadata: {{name: shop, namespace: web}}
+spec:
+  entryPoints: [websecure]
+  routes:
+    - match: Host(`shop.example.com`)
+      kind: Rule
+      services: [{{name: shop, port: 80}}]
+  tls: {tls}
+---
+apiVersion: v1
+kind: Service
+metadata: {{name: shop, namespace: web}}
+spec: {{ports: [{{port: 80}}]}}
+"#
+        )
+    };
+    let tls_node = |d: &Diagnosis| d.nodes.iter().find(|n| n.role == Role::Tls).cloned().expect("a tls node");
+    let (d, _) = run(&traefik("{}"), "https://shop.example.com/");
+    let n = tls_node(&d);
+    assert_eq!(n.state, NodeState::Unknown, "{n:?}");
+    assert!(n.label.contains("TRAEFIK DEFAULT CERT"), "{}", n.label);
+
+    let (d, _) = run(&traefik("{certResolver: letsencrypt}"), "https://shop.example.com/");
+    let n = tls_node(&d);
+    assert_eq!(n.state, NodeState::Unknown);
+    assert!(n.label.contains("certResolver `letsencrypt`"), "{}", n.label);
+
+    let store = "---\napiVersion: traefik.io/v1alpha1\nkind: TLSStore\nmetadata: {name: default, namespace: traefik}\nspec: {defaultCertificate: {secretName: wildcard-tls}}\n";
+    let (d, _) = run(&format!("{}{store}", traefik("{}")), "https://shop.example.com/");
+    assert!(tls_node(&d).label.contains("defaultCertificate Secret `wildcard-tls`"), "{}", tls_node(&d).label);
+
+    // An Ingress for the host without a tls entry, over https; an ALB's ACM certificate is named.
+    let ingress = |annotations: &str| {
+        format!(
+            "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: shop, namespace: web, annotations: {{{annotations}}}}}\nspec:\n  rules:\n    - host: shop.example.com\n      http: {{paths: [{{path: /, pathType: Prefix, backend: {{service: {{name: shop, port: {{number: 80}}}}}}}}]}}\n"
+        )
+    };
+    let (d, _) = run(&ingress(""), "https://shop.example.com/");
+    assert_eq!(tls_node(&d).state, NodeState::Unknown);
+    assert!(tls_node(&d).label.contains("default certificate"), "{}", tls_node(&d).label);
+    let (d, _) = run(
+        &ingress("alb.ingress.kubernetes.io/certificate-arn: arn:aws:acm:eu-west-1:1:certificate/x"),
+        "https://shop.example.com/",
+    );
+    assert!(tls_node(&d).label.starts_with("ACM certificate arn:aws:acm"), "{}", tls_node(&d).label);
+
+    // Near miss: a route that names its Secret has a Secret node, judged by what the Secret holds.
+    let (d, _) = run(&traefik("{secretName: shop-tls}"), "https://shop.example.com/");
+    let n = tls_node(&d);
+    assert!(n.object.as_ref().is_some_and(|o| o.kind == "Secret" && o.name == "shop-tls"), "{n:?}");
+}

@@ -43,6 +43,22 @@ pub fn unresolved(s: &str) -> bool {
     })
 }
 
+/// Whether a name reads as a documentation stand-in left in place: a word of it is `your` (`your-tls-secret`,
+/// `yourdomain-tls`), or it says to replace it (`changeme`, `change-me`, `replace-me`, `placeholder`,
+/// `fixme`, `xxx`). Unlike [`unresolved`], such a name is a valid name and is resolved as one: a
+/// check may only add that nothing creates it *and* it looks copied from documentation.
+pub fn stand_in_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let words: Vec<&str> = lower.split(|c: char| !c.is_ascii_alphanumeric()).filter(|w| !w.is_empty()).collect();
+    let joined = words.concat();
+    words.iter().any(|w| {
+        matches!(*w, "your" | "yours" | "placeholder" | "fixme" | "changeme" | "replaceme")
+            || w.starts_with("your") && w.len() > 4 && matches!(&w[4..], "domain" | "secret" | "cert" | "host" | "tls")
+            || (w.len() >= 3 && w.bytes().all(|c| c == b'x'))
+    }) || joined.contains("changeme")
+        || joined.contains("replaceme")
+}
+
 /// The placeholder an unquoted `{NAME}` parsed to: YAML reads `key: {GATEWAY_CLASS_NAME}` as a flow
 /// mapping with one key and a null value. `Some("{NAME}")` for such a mapping whose key is a
 /// placeholder-shaped identifier (upper case, digits, `_`), else `None`.
@@ -72,6 +88,38 @@ pub fn restore_flow_maps(v: &mut Value) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn stand_in_names_from_documentation() {
+        for n in [
+            "your-tls-secret",
+            "yourdomain-tls",
+            "YOUR_SECRET",
+            "changeme",
+            "change-me-tls",
+            "replace-me",
+            "tls-xxx",
+            "placeholder-cert",
+            "fixme-secret",
+        ] {
+            assert!(stand_in_name(n), "{n}");
+        }
+        // Real names that merely contain the letters.
+        for n in [
+            "web-tls",
+            "yourls-tls",
+            "tls-secret",
+            "my-app-tls",
+            "example-com-tls",
+            "xx-tls",
+            "nextcloud-tls",
+            "mailbox-tls",
+            "todo-tls",
+            "todomvc-tls",
+        ] {
+            assert!(!stand_in_name(n), "{n}");
+        }
+    }
 
     #[test]
     fn placeholders_in_every_spelling() {

@@ -32,7 +32,8 @@ declare_check! {
     /// InvalidCertificateRef` and does not serve at all. Clients fail the handshake.
     ///
     /// Reported as docs/design.md "Absence" says: an error on a full cluster dump, a warning when the
-    /// inventory holds other Secrets of that namespace, silent otherwise.
+    /// inventory holds other Secrets of that namespace, silent otherwise; but a name that reads as a
+    /// documentation stand-in (`your-tls-secret`, `changeme`) is a warning even where absence is silent.
     ///
     /// ## Example
     /// Ingress `shop/web` with `tls: [{hosts: [shop.example.com], secretName: web-tls}]` and no Secret
@@ -82,7 +83,12 @@ impl TlsSecretMissing {
                     .emit();
                 continue;
             }
-            let Some(severity) = cx.absence(K::SECRET, Some(ns)) else { continue };
+            // A name copied from documentation (`your-tls-secret`) that nothing creates was never filled in:
+            // a warning even where the absence rule is silent.
+            let stand_in = edgecheck_core::placeholder::stand_in_name(&r.name);
+            let Some(severity) = cx.absence(K::SECRET, Some(ns)).or(stand_in.then_some(Severity::Warning)) else {
+                continue;
+            };
             let mut b = out
                 .at(s.from, &s.edge.field)
                 .severity(severity)
@@ -99,11 +105,21 @@ impl TlsSecretMissing {
             if !s.hosts.is_empty() {
                 b = b.evidence(format!("hosts: {}", s.hosts.join(", ")));
             }
-            b.fix(format!(
-                "create Secret `{ns}/{}` (kubernetes.io/tls), or a cert-manager Certificate with secretName: {}",
-                r.name, r.name
-            ))
-            .emit();
+            if stand_in {
+                b = b.evidence(format!("`{}` reads as a documentation stand-in that was never replaced", r.name));
+            }
+            let fix = if stand_in {
+                format!(
+                    "replace `{}` in {} with the Secret that holds the certificate for the host (or a cert-manager Certificate's secretName)",
+                    r.name, s.edge.field
+                )
+            } else {
+                format!(
+                    "create Secret `{ns}/{}` (kubernetes.io/tls), or a cert-manager Certificate with secretName: {}",
+                    r.name, r.name
+                )
+            };
+            b.fix(fix).emit();
         }
     }
 }

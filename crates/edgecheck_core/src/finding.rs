@@ -32,6 +32,10 @@ pub struct Finding {
     /// The entry port the finding is about, when it is about one port only (a missing HTTPS listener is
     /// about 443): a trace of another port does not put it on its path.
     pub port: Option<u16>,
+    /// The hosts the finding is about, when it is about some hosts of its object only (a Certificate that
+    /// does not cover `b.example.com` of an Ingress serving `a` and `b`): a trace of another host does not
+    /// put it on its path. Exact names or wildcard patterns; empty means every host.
+    pub hosts: Vec<String>,
     /// The build that rendered `object` (docs/design.md "Builds"), when one did.
     pub build: Option<String>,
     /// Where related objects are (rustc's `note:` spans): the field of a related object the fix must change
@@ -102,6 +106,7 @@ impl<'a> Findings<'a> {
             patch: None,
             ignore_annotation: object.annotation(IGNORE_ANNOTATION).map(str::to_string),
             port: None,
+            hosts: Vec::new(),
             build: object.source.build.as_deref().map(str::to_string),
             notes: Vec::new(),
         };
@@ -124,6 +129,7 @@ impl<'a> Findings<'a> {
             patch: None,
             ignore_annotation: None,
             port: None,
+            hosts: Vec::new(),
             build: None,
             notes: Vec::new(),
         };
@@ -199,6 +205,12 @@ impl FindingBuilder<'_, '_> {
     /// Says the finding is about the entry's port `port` only.
     pub fn port(mut self, port: u16) -> Self {
         self.finding.port = Some(port);
+        self
+    }
+
+    /// Says the finding is about these hosts of its object only.
+    pub fn hosts(mut self, hosts: impl IntoIterator<Item = impl Into<String>>) -> Self {
+        self.finding.hosts = hosts.into_iter().map(Into::into).collect();
         self
     }
 

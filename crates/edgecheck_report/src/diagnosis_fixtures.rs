@@ -33,6 +33,7 @@ fn finding(code: &str, severity: Severity, object: ObjectRef, file: &str, line: 
         patch: None,
         ignore_annotation: None,
         port: None,
+        hosts: Vec::new(),
         build: None,
         notes: vec![],
     }

@@ -393,6 +393,7 @@ spec:
             patch: None,
             ignore_annotation: None,
             port: Some(443),
+            hosts: Vec::new(),
             build: None,
             notes: vec![
                 at(14, alb, Some("the listeners the fix adds to")),

@@ -52,6 +52,7 @@ fn finding(code: &str, object: ObjectRef, file: &str, line: u32, message: &str) 
         patch: None,
         ignore_annotation: None,
         port: None,
+        hosts: Vec::new(),
         build: None,
         notes: vec![],
     }

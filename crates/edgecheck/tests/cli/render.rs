@@ -283,6 +283,41 @@ fn flux_substitution_decides_both_ways() {
     assert!(at(&lint(&flux("example.org"), &["--render", "never"]), "RTE001").is_empty());
 }
 
+/// #15 item 10: a component's kustomize `replacements` set each Flux Kustomization's `targetNamespace` from
+/// the Namespace object of its directory (the layout of many home-ops repositories). The
+/// rendered Kustomization carries it, and what it builds lands there.
+#[test]
+fn kustomize_replacements_set_a_flux_target_namespace() {
+    let d = flux("example.com");
+    d.write(
+        "clusters/main/shop.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: shop, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./apps/shop\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    d.write(
+        "components/target-namespace/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nreplacements:\n  - source: {kind: Namespace, fieldPath: metadata.name}\n    targets:\n      - select: {kind: Kustomization}\n        fieldPaths: [spec.targetNamespace]\n        options: {create: true}\n",
+    );
+    d.write(
+        "apps/shop/kustomization.yaml",
+        "namespace: shop\nresources: [namespace.yaml, web/ks.yaml]\ncomponents: [../../components/target-namespace]\n",
+    );
+    d.write("apps/shop/namespace.yaml", "apiVersion: v1\nkind: Namespace\nmetadata: {name: shop}\n");
+    d.write(
+        "apps/shop/web/ks.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: web, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./apps/shop/web/app\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n",
+    );
+    d.write("apps/shop/web/app/kustomization.yaml", "resources: [web.yaml]\n");
+    d.write(
+        "apps/shop/web/app/web.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  rules:\n    - host: shop.example.com\n      http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}\n",
+    );
+    let v = lint(&d, &[]);
+    let objects = v["objects"].as_array().expect("objects");
+    let ingress = objects.iter().find(|o| o["kind"] == "Ingress").expect("the Ingress");
+    assert_eq!(ingress["namespace"], "shop", "the replaced targetNamespace: {ingress}");
+    assert!(at(&v, "BKD001").is_empty() && at(&v, "RTE002").is_empty(), "{v}");
+}
+
 #[test]
 fn directories_no_build_applies_are_reported_once_each() {
     let d = overlay(80);

@@ -717,7 +717,13 @@ fn about_another_parent(f: &Finding, nodes: &[PathNode]) -> bool {
 }
 
 fn on_this_path(f: &Finding, t: &TraceTarget) -> bool {
-    f.port.is_none_or(|p| p == t.port) && (t.tls() || f.meta.layer != Layer::Tls)
+    f.port.is_none_or(|p| p == t.port)
+        && (t.tls() || f.meta.layer != Layer::Tls)
+        && (f.hosts.is_empty()
+            || f.hosts.iter().any(|h| {
+                let h = edgecheck_core::hostname::normalize(h);
+                h == t.host || edgecheck_core::hostname::cert_name_covers(&h, &t.host)
+            }))
 }
 
 fn cause_node(graph: &Graph, nodes: &mut Vec<PathNode>, anchor: usize, object: &ObjectRef, layer: Layer) -> usize {

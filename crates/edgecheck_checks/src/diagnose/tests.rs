@@ -372,3 +372,48 @@ spec: {{ports: [{{port: 80}}]}}
     let n = tls_node(&d);
     assert!(n.object.as_ref().is_some_and(|o| o.kind == "Secret" && o.name == "shop-tls"), "{n:?}");
 }
+
+/// #15 item 13: a finding about one host of an object (a Certificate that does not cover `b`) does not mark
+/// another host of the same object (`a`) broken; the host it is about still is.
+#[test]
+fn a_finding_about_one_host_does_not_break_another_host_of_the_object() {
+    let yaml = r#"
+apiVersion: networking.k8s.io/v1
+kind: Ingress
+metadata: {name: web, namespace: shop}
+spec:
+  ingressClassName: nginx
+  tls:
+    - hosts: [a.example.com, b.example.com]
+      secretName: web-tls
+  rules:
+    - host: a.example.com
+      http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
+    - host: b.example.com
+      http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}
+---
+apiVersion: cert-manager.io/v1
+kind: Certificate
+metadata: {name: web, namespace: shop}
+spec:
+  secretName: web-tls
+  dnsNames: [a.example.com]
+  issuerRef: {name: le, kind: ClusterIssuer}
+---
+apiVersion: cert-manager.io/v1
+kind: ClusterIssuer
+metadata: {name: le}
+spec: {selfSigned: {}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: web, namespace: shop}
+spec: {ports: [{port: 80}]}
+"#;
+    let (a, findings) = run(yaml, "https://a.example.com/");
+    assert!(findings.iter().any(|f| f.code() == "TLS015"), "the finding exists");
+    assert_eq!(a.verdict, Verdict::Ok, "{:?}", a.summary);
+    let (b, findings) = run(yaml, "https://b.example.com/");
+    assert_eq!(b.verdict, Verdict::Broken, "{:?}", b.summary);
+    assert_eq!(b.root_cause.map(|i| findings[i].code()), Some("TLS015"), "{:?}", b.summary);
+}

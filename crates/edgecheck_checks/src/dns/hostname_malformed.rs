@@ -54,6 +54,7 @@ impl HostnameMalformed {
             out.at(obj, &path)
                 .message(format!("{} {what} {why}", obj.to_ref()))
                 .evidence(format!("{path}: {host}"))
+                .hosts([host])
                 .fix(fix)
                 .emit();
         };

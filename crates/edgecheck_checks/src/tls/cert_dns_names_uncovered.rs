@@ -70,6 +70,7 @@ impl CertDnsNamesUncovered {
                     .evidence(format!("dnsNames: {}", cert.spec.dns_names.join(", ")))
                     .evidence(format!("{} {}: hosts {}", s.from.to_ref(), s.edge.field, s.hosts.join(", ")))
                     .related(s.from.to_ref())
+                    .hosts(missing.iter().copied())
                     .fix(format!("add {} to spec.dnsNames", missing.join(", ")))
                     .emit();
             }

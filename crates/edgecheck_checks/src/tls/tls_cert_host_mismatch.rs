@@ -99,7 +99,8 @@ impl TlsCertHostMismatch {
                 .at(s.from, &s.edge.field)
                 .message(message)
                 .evidence(format!("tls.crt SAN: {covers}"))
-                .related(secret.to_ref());
+                .related(secret.to_ref())
+                .hosts(hosts.iter().copied());
             if let Some(cn) = &leaf.common_name {
                 b = b.evidence(format!("tls.crt subject CN: {cn}"));
             }

@@ -65,6 +65,8 @@ pub enum How {
     Helm(Box<HelmSpec>),
     /// The files of a directory as they are (Argo CD's directory source).
     Directory { dir: String, recurse: bool, include: Vec<String>, exclude: Vec<String> },
+    /// Argo CD Applications an ApplicationSet generates (made here, no tool runs).
+    Generate { apps: Vec<Value> },
     /// Cannot be rendered.
     No { what: String, why: NotRendered },
 }
@@ -346,11 +348,31 @@ fn argo_helm(
     })))
 }
 
-/// An ApplicationSet: not expanded yet (docs/design.md "Builds"), but the directories its git generators
-/// name in a linted checkout are applied by it: never plain roots, never loose.
+/// An ApplicationSet: expanded to the Applications it generates (`appset`), which later rounds find as
+/// builds. One that cannot be expanded here (a cluster generator, a template function) is not rendered, but
+/// the directories its git generators name in a linted checkout are applied by it: never plain roots, never
+/// loose.
 fn application_set(world: &World<'_>, o: &Object) -> Option<Spec> {
     let spec = o.value.get("spec")?;
     let mut b = base_spec(o);
+    // A git generator's checkout: the linted one its `repoURL` names, else a directory that is not a checkout.
+    let lookup = |url: &str| {
+        let repo = world.repo_of_url(url).or_else(|| world.repos.iter().position(|r| r.assumed))?;
+        let prefix = world.prefixes.get(repo).cloned().flatten()?;
+        let r = &world.repos[repo];
+        let read = move |rel: &str| {
+            let path = join_path(prefix.trim_end_matches('/'), rel);
+            edgecheck_load::read::read_regular_text(std::path::Path::new(&path), 1 << 20).ok()
+        };
+        Some(crate::appset::Checkout { dirs: &r.dirs, files: &r.files, read: Box::new(read) })
+    };
+    match crate::appset::expand(&o.value, o.namespace.as_deref(), &lookup) {
+        Ok(apps) => {
+            b.parts.push(How::Generate { apps });
+            return Some(b);
+        }
+        Err(why) => b.parts.push(How::No { what: "generators".into(), why: NotRendered::Other(why) }),
+    }
     let mut generators: Vec<&Value> = Vec::new();
     fn collect<'v>(g: &'v Value, out: &mut Vec<&'v Value>) {
         if let Some(git) = g.get("git") {
@@ -386,16 +408,12 @@ fn application_set(world: &World<'_>, o: &Object) -> Option<Spec> {
             }
         }
     }
-    b.parts.push(How::No {
-        what: "generators".into(),
-        why: NotRendered::Other("ApplicationSets are not expanded yet".into()),
-    });
     Some(b)
 }
 
 /// A glob over a `/`-separated path, as Argo CD's git generators take them: `*` within a segment, `**`
 /// across segments.
-fn path_glob(pattern: &str, path: &str) -> bool {
+pub(crate) fn path_glob(pattern: &str, path: &str) -> bool {
     fn seg(p: &[u8], n: &[u8]) -> bool {
         match (p.first(), n.first()) {
             (None, None) => true,

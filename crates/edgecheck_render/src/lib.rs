@@ -5,6 +5,7 @@
 //! applies is loose. Nothing here reaches the network or runs plugins, and every tool runs under a
 //! deadline and an output bound.
 
+mod appset;
 mod cache;
 mod discover;
 pub mod envsubst;
@@ -298,7 +299,7 @@ fn part_dir(h: &How) -> Option<&str> {
     match h {
         How::Kustomize { dir, .. } | How::FluxGenerated { dir, .. } | How::Directory { dir, .. } => Some(dir),
         How::Helm(h) => Some(&h.chart),
-        How::No { .. } => None,
+        How::Generate { .. } | How::No { .. } => None,
     }
 }
 
@@ -540,6 +541,24 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object]) 
                     files.iter().filter(|o| o.source.file.as_deref().is_some_and(|f| r.applied.contains(f))).count();
             }
         }
+        render::Output::Generated(apps) => {
+            // Shown at the ApplicationSet that generates them.
+            let file = spec.file.clone().unwrap_or_else(|| spec.name.clone());
+            let text = apps.iter().map(serde_json::Value::to_string).collect::<Vec<_>>().join("\n---\n");
+            let parsed = map::helm(&text, "", &spec.name, Some(&file));
+            r.objects = parsed.objects;
+            r.problems = parsed.problems;
+            r.count = r.objects.len();
+            for o in &mut r.objects {
+                o.source.line = spec.line;
+                o.source.lines = None;
+                if o.namespace.is_none() {
+                    o.namespace = Some("argocd".into());
+                }
+            }
+            // No tool ran: the generators are evaluated here.
+            r.state = Ok(None);
+        }
         render::Output::Remote { text, tool } => {
             let file = spec.file.clone().unwrap_or_else(|| spec.name.clone());
             let parsed = map::helm(&text, "", &spec.name, Some(&file));
@@ -689,6 +708,7 @@ fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
         Some(How::Kustomize { .. }) => "kustomize",
         Some(How::FluxGenerated { .. }) => "flux",
         Some(How::Directory { .. }) => "directory",
+        Some(How::Generate { .. }) => "applicationset",
         Some(How::No { .. }) | None => "none",
     };
     let path = s
@@ -696,6 +716,21 @@ fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
         .iter()
         .map(|p| match p {
             How::No { what, .. } => what.clone(),
+            How::Generate { apps } => {
+                let names: Vec<&str> =
+                    apps.iter().take(5).filter_map(|a| a.pointer("/metadata/name").and_then(|n| n.as_str())).collect();
+                let more = if apps.len() > names.len() {
+                    format!(" and {} more", apps.len() - names.len())
+                } else {
+                    String::new()
+                };
+                format!(
+                    "{} Application{} ({}{more})",
+                    apps.len(),
+                    if apps.len() == 1 { "" } else { "s" },
+                    names.join(", ")
+                )
+            }
             How::Helm(h) if h.remote.is_some() => h.remote.as_ref().map(|r| r.what.clone()).unwrap_or_default(),
             p => part_dir(p).map_or_else(String::new, |d| if d.is_empty() { ".".into() } else { d.to_string() }),
         })

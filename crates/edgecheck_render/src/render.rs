@@ -37,6 +37,8 @@ pub enum Output {
     Remote { text: String, tool: String },
     /// The files of a directory, applied as they are.
     Files,
+    /// Objects made without a tool (the Applications an ApplicationSet generates).
+    Generated(Vec<Value>),
     /// Not rendered.
     No(NotRendered),
 }
@@ -47,6 +49,7 @@ pub fn part(ctx: &Ctx<'_>, how: &How) -> Output {
         How::FluxGenerated { dir, overlay } => kustomize(ctx, dir, overlay, true),
         How::Helm(h) => helm(ctx, h),
         How::Directory { .. } => Output::Files,
+        How::Generate { apps } => Output::Generated(apps.clone()),
         How::No { why, .. } => Output::No(why.clone()),
     }
 }

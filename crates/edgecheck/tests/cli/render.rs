@@ -423,6 +423,55 @@ fn an_app_of_apps_chart_is_rendered_and_its_applications_are_builds() {
     assert_eq!(at(&v, "LOD011"), vec!["cluster:0"], "{v}");
 }
 
+/// An ApplicationSet expands to its Applications (#12): a git directory generator over the checkout (Go
+/// template, an exclusion) and a list generator whose elements set a chart's values; the generated
+/// Applications are builds, their findings point at the files the user edits.
+#[test]
+fn application_sets_expand_to_their_applications() {
+    let d = checkout();
+    let svc = |port: u16, host: &str| {
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec:\n  ports: [{port: 80}]\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web}\nspec:\n  ingressClassName: nginx\n  rules:\n    - host: HOST\n      http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: PORT}}}}]}\n"
+            .replace("HOST", host)
+            .replace("PORT", &port.to_string())
+    };
+    d.write("cluster/class.yaml", CLASS);
+    for (app, port) in [("shop", 8080), ("blog", 80)] {
+        d.write(&format!("apps/{app}/kustomization.yaml"), "resources: [web.yaml]\n");
+        d.write(&format!("apps/{app}/web.yaml"), svc(port, &format!("{app}.example.com")));
+    }
+    // Excluded by the generator: no build applies it.
+    d.write("apps/legacy/web.yaml", svc(80, "legacy.example.com").replace("name: web", "name: legacy"));
+    d.write(
+        "argocd/apps.yaml",
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {{name: apps, namespace: argocd}}\nspec:\n  goTemplate: true\n  generators:\n    - git:\n        repoURL: {REPO}\n        revision: HEAD\n        directories:\n          - path: apps/*\n          - {{path: apps/legacy, exclude: true}}\n  template:\n    metadata: {{name: '{{{{.path.basename}}}}'}}\n    spec:\n      project: default\n      source: {{repoURL: {REPO}, targetRevision: HEAD, path: '{{{{.path.path}}}}'}}\n      destination: {{server: https://kubernetes.default.svc, namespace: 'team-{{{{.path.basename}}}}'}}\n"),
+    );
+    web_chart(&d, "charts/web");
+    d.write(
+        "argocd/web.yaml",
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {{name: web, namespace: argocd}}\nspec:\n  generators:\n    - list:\n        elements:\n          - {{env: prod, host: web.example.com}}\n          - {{env: staging, host: staging.example.com}}\n  template:\n    metadata: {{name: 'web-{{{{env}}}}'}}\n    spec:\n      project: default\n      source:\n        repoURL: {REPO}\n        path: charts/web\n        helm:\n          valuesObject: {{host: '{{{{host}}}}'}}\n      destination: {{server: https://kubernetes.default.svc, namespace: 'web-{{{{env}}}}'}}\n"),
+    );
+    let v = lint(&d, &[]);
+    // The shop Application's overlay: its Ingress names a port its Service lacks, in namespace team-shop.
+    assert_eq!(at(&v, "BKD002"), vec!["apps/shop/web.yaml:14"], "{v}");
+    let objects = v["objects"].as_array().expect("objects");
+    let ingress_ns = |file: &str| {
+        objects.iter().find(|o| o["kind"] == "Ingress" && o["file"] == file).map(|o| o["namespace"].clone())
+    };
+    assert_eq!(ingress_ns("apps/shop/web.yaml"), Some("team-shop".into()), "{v}");
+    assert_eq!(ingress_ns("apps/blog/web.yaml"), Some("team-blog".into()), "{v}");
+    // The staging element's host is one the chart's Certificate does not cover; prod's is.
+    let tls015: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "TLS015").collect();
+    assert_eq!(tls015.len(), 1, "{v}");
+    assert!(tls015[0]["message"].as_str().unwrap_or("").contains("staging.example.com"), "{}", tls015[0]);
+    assert_eq!(tls015[0]["file"], "charts/web/templates/certificate.yaml");
+    assert_eq!(tls015[0]["object"]["namespace"], "web-staging");
+    // The excluded directory is applied by no build.
+    let lod011: Vec<String> = at(&v, "LOD011");
+    assert!(lod011.iter().any(|f| f.starts_with("apps/legacy")), "{lod011:?}");
+    assert!(at(&v, "LOD010").is_empty(), "{v}");
+}
+
 #[test]
 fn what_edgecheck_cannot_render_is_never_an_error() {
     let d = checkout();
@@ -442,10 +491,11 @@ fn what_edgecheck_cannot_render_is_never_an_error() {
     );
     // A kustomization nobody points at that does not build: a warning, not an error.
     d.write("hack/kustomization.yaml", "resources: [../missing]\n");
-    // An ApplicationSet applies the directories its git generator names: they are not loose.
+    // An ApplicationSet that needs the cluster to expand (a clusters generator) still applies the
+    // directories its git generator names: they are not loose.
     d.write(
         "argocd/set.yaml",
-        format!("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {{name: all, namespace: argocd}}\nspec:\n  generators:\n    - git:\n        repoURL: {REPO}\n        revision: HEAD\n        directories: [{{path: 'services/*'}}]\n  template: {{}}\n"),
+        format!("apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {{name: all, namespace: argocd}}\nspec:\n  generators:\n    - matrix:\n        generators:\n          - clusters: {{}}\n          - git:\n              repoURL: {REPO}\n              revision: HEAD\n              directories: [{{path: 'services/*'}}]\n  template: {{metadata: {{name: x}}, spec: {{}}}}\n"),
     );
     d.write("services/a/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
     let v = lint(&d, &[]);

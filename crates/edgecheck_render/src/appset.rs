@@ -1,0 +1,414 @@
+//! ApplicationSets expanded to the Applications Argo CD's ApplicationSet controller generates (docs/design.md
+//! "Builds"): the `list` generator (`elements`, `elementsYaml`), the `git` generator's `directories` and
+//! `files` over a linted checkout, and `matrix` of two of those; the template rendered as fasttemplate
+//! (`{{path.basename}}`) or, with `goTemplate: true`, as the subset of Go templates ApplicationSets use for
+//! parameters (`{{.path.basename}}`, `{{index .path.segments 1}}`). Anything else (cluster, SCM, pull
+//! request and plugin generators, `merge`, selectors, `templatePatch`, template functions) is refused with
+//! the reason, never guessed.
+
+use serde_json::{Map, Value};
+
+/// One parameter set: the flat names fasttemplate reads (`path.basename`) and the tree Go templates read
+/// (`.path.basename`).
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    flat: Map<String, Value>,
+    tree: Map<String, Value>,
+}
+
+impl Params {
+    fn merged(&self, other: &Params) -> Params {
+        let mut p = self.clone();
+        p.flat.extend(other.flat.clone());
+        p.tree.extend(other.tree.clone());
+        p
+    }
+}
+
+/// Reads a repository-relative file (bounded); `None` when it cannot.
+pub type Reader<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
+
+/// A checkout as a git generator sees it: its directories and files relative to its root, and how to read
+/// a file.
+pub struct Checkout<'a> {
+    pub dirs: &'a std::collections::BTreeSet<String>,
+    pub files: &'a std::collections::BTreeSet<String>,
+    /// Reads a repository-relative file (bounded).
+    pub read: Reader<'a>,
+}
+
+/// Why an ApplicationSet is not expanded.
+pub type Refusal = String;
+
+/// The Applications `appset` generates, or why they cannot be known here. `checkout` finds the linted
+/// checkout of a git generator's `repoURL`.
+pub fn expand<'a>(
+    appset: &Value,
+    namespace: Option<&str>,
+    checkout: &dyn Fn(&str) -> Option<Checkout<'a>>,
+) -> Result<Vec<Value>, Refusal> {
+    let spec = appset.get("spec").ok_or("no spec")?;
+    if spec.get("templatePatch").is_some() {
+        return Err("its templatePatch is not evaluated".into());
+    }
+    let go = spec.get("goTemplate").and_then(Value::as_bool).unwrap_or(false);
+    let template = spec.get("template").ok_or("no template")?;
+    let mut params = Vec::new();
+    for g in spec.get("generators").and_then(Value::as_array).into_iter().flatten() {
+        params.extend(generate(g, checkout, go, 0)?);
+    }
+    let mut apps = Vec::new();
+    for p in &params {
+        let mut t = template.clone();
+        render_value(&mut t, p, go)?;
+        let mut app = Map::new();
+        app.insert("apiVersion".into(), "argoproj.io/v1alpha1".into());
+        app.insert("kind".into(), "Application".into());
+        let mut meta = t.get("metadata").and_then(Value::as_object).cloned().unwrap_or_default();
+        // The controller creates Applications in its own namespace.
+        if let Some(ns) = namespace {
+            meta.insert("namespace".into(), ns.into());
+        }
+        app.insert("metadata".into(), Value::Object(meta));
+        app.insert("spec".into(), t.get("spec").cloned().unwrap_or(Value::Null));
+        apps.push(Value::Object(app));
+    }
+    Ok(apps)
+}
+
+/// The parameter sets of one generator.
+fn generate<'a>(
+    g: &Value,
+    checkout: &dyn Fn(&str) -> Option<Checkout<'a>>,
+    go: bool,
+    depth: usize,
+) -> Result<Vec<Params>, Refusal> {
+    if g.get("selector").is_some() {
+        return Err("a generator selector is not evaluated".into());
+    }
+    if let Some(list) = g.get("list") {
+        return list_params(list);
+    }
+    if let Some(git) = g.get("git") {
+        return git_params(git, checkout);
+    }
+    if let Some(m) = g.get("matrix") {
+        let children: Vec<&Value> = m.get("generators").and_then(Value::as_array).into_iter().flatten().collect();
+        if children.len() != 2 || depth > 0 {
+            return Err("a matrix generator is expanded only with two generators, not nested".into());
+        }
+        let left = generate(children[0], checkout, go, depth + 1)?;
+        let mut out = Vec::new();
+        for l in &left {
+            // The second generator may use the first's parameters (a git path from a list element).
+            let mut right_gen = children[1].clone();
+            render_value(&mut right_gen, l, go)?;
+            for r in generate(&right_gen, checkout, go, depth + 1)? {
+                out.push(l.merged(&r));
+            }
+        }
+        return Ok(out);
+    }
+    let kind = g.as_object().and_then(|o| o.keys().next().cloned()).unwrap_or_default();
+    Err(format!("its `{kind}` generator needs the cluster or a service edgecheck does not reach"))
+}
+
+fn list_params(list: &Value) -> Result<Vec<Params>, Refusal> {
+    let mut elements: Vec<Value> = list.get("elements").and_then(Value::as_array).cloned().unwrap_or_default();
+    if let Some(text) = list.get("elementsYaml").and_then(Value::as_str) {
+        match edgecheck_load::yaml::parse_single(text) {
+            Ok(Some(d)) => elements.extend(d.value.as_array().cloned().unwrap_or_default()),
+            Ok(None) => {}
+            Err(e) => return Err(format!("its elementsYaml is not YAML: {}", e.message)),
+        }
+    }
+    Ok(elements.iter().map(object_params).collect())
+}
+
+/// A list element's or a config file's keys: flattened with dots for fasttemplate, as they are for Go.
+fn object_params(v: &Value) -> Params {
+    let mut p = Params::default();
+    if let Some(m) = v.as_object() {
+        p.tree = m.clone();
+        flatten("", v, &mut p.flat);
+    }
+    p
+}
+
+fn flatten(prefix: &str, v: &Value, out: &mut Map<String, Value>) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m {
+                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                flatten(&key, x, out);
+            }
+        }
+        other if !prefix.is_empty() => {
+            out.insert(prefix.to_string(), other.clone());
+        }
+        _ => {}
+    }
+}
+
+/// Argo CD's `basenameNormalized`: lower case, characters a name cannot hold replaced by `-`.
+fn normalized(s: &str) -> String {
+    s.to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '-' })
+        .collect()
+}
+
+/// The parameters a git generator gives a directory (`dir`) and, for the files generator, a file in it.
+fn path_params(dir: &str, file: Option<&str>) -> Params {
+    let mut p = Params::default();
+    let segments: Vec<&str> = dir.split('/').filter(|s| !s.is_empty()).collect();
+    let base = segments.last().copied().unwrap_or("");
+    p.flat.insert("path".into(), dir.into());
+    p.flat.insert("path.basename".into(), base.into());
+    p.flat.insert("path.basenameNormalized".into(), normalized(base).into());
+    for (i, s) in segments.iter().enumerate() {
+        p.flat.insert(format!("path[{i}]"), (*s).into());
+    }
+    let mut tree = Map::new();
+    tree.insert("path".into(), dir.into());
+    tree.insert("basename".into(), base.into());
+    tree.insert("basenameNormalized".into(), normalized(base).into());
+    tree.insert("segments".into(), Value::Array(segments.iter().map(|s| Value::from(*s)).collect()));
+    if let Some(f) = file {
+        p.flat.insert("path.filename".into(), f.into());
+        p.flat.insert("path.filenameNormalized".into(), normalized(f).into());
+        tree.insert("filename".into(), f.into());
+        tree.insert("filenameNormalized".into(), normalized(f).into());
+    }
+    p.tree.insert("path".into(), Value::Object(tree));
+    p
+}
+
+fn git_params<'a>(git: &Value, checkout: &dyn Fn(&str) -> Option<Checkout<'a>>) -> Result<Vec<Params>, Refusal> {
+    let url = git.get("repoURL").and_then(Value::as_str).unwrap_or("");
+    let repo = checkout(url).ok_or_else(|| {
+        format!("its git generator reads {}, which is not a linted checkout", edgecheck_core::redact::credentials(url))
+    })?;
+    let mut out = Vec::new();
+    if let Some(dirs) = git.get("directories").and_then(Value::as_array) {
+        let pattern = |d: &Value| d.get("path").and_then(Value::as_str).map(str::to_string);
+        let include: Vec<String> = dirs
+            .iter()
+            .filter(|d| d.get("exclude").and_then(Value::as_bool) != Some(true))
+            .filter_map(pattern)
+            .collect();
+        let exclude: Vec<String> = dirs
+            .iter()
+            .filter(|d| d.get("exclude").and_then(Value::as_bool) == Some(true))
+            .filter_map(pattern)
+            .collect();
+        for dir in repo.dirs.iter().filter(|d| !d.is_empty()) {
+            if include.iter().any(|p| crate::discover::path_glob(p, dir))
+                && !exclude.iter().any(|p| crate::discover::path_glob(p, dir))
+            {
+                out.push(path_params(dir, None));
+            }
+        }
+    }
+    for f in git.get("files").and_then(Value::as_array).into_iter().flatten() {
+        let Some(pattern) = f.get("path").and_then(Value::as_str) else { continue };
+        for file in repo.files.iter().filter(|file| crate::discover::path_glob(pattern, file)) {
+            let (dir, name) = file.rsplit_once('/').unwrap_or(("", file.as_str()));
+            let text = (repo.read)(file).ok_or_else(|| format!("its git files generator cannot read `{file}`"))?;
+            let doc = match edgecheck_load::yaml::parse_single(&text) {
+                Ok(Some(d)) => d.value,
+                Ok(None) => continue,
+                Err(e) => {
+                    return Err(format!("`{file}` (a git files generator's config) is not YAML or JSON: {}", e.message))
+                }
+            };
+            // A file holding a list makes one parameter set per element.
+            let items = match doc {
+                Value::Array(a) => a,
+                other => vec![other],
+            };
+            for item in &items {
+                out.push(object_params(item).merged(&path_params(dir, Some(name))));
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Renders every string of `v` (keys too, as Argo CD renders the template's JSON text).
+fn render_value(v: &mut Value, p: &Params, go: bool) -> Result<(), Refusal> {
+    match v {
+        Value::String(s) => *s = render_str(s, p, go)?,
+        Value::Array(a) => {
+            for x in a {
+                render_value(x, p, go)?;
+            }
+        }
+        Value::Object(m) => {
+            let old = std::mem::take(m);
+            for (k, mut x) in old {
+                render_value(&mut x, p, go)?;
+                m.insert(render_str(&k, p, go)?, x);
+            }
+        }
+        _ => {}
+    }
+    Ok(())
+}
+
+fn scalar(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
+}
+
+/// `{{ … }}` replaced: a fasttemplate name from the flat parameters (an unknown one left as written, as
+/// Argo CD leaves it), or a Go template field or `index` (anything else refused).
+fn render_str(s: &str, p: &Params, go: bool) -> Result<String, Refusal> {
+    if !s.contains("{{") {
+        return Ok(s.to_string());
+    }
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    while let Some(i) = rest.find("{{") {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 2..];
+        let Some(j) = after.find("}}") else {
+            out.push_str(&rest[i..]);
+            return Ok(out);
+        };
+        let inner = after[..j].trim().trim_start_matches('-').trim_end_matches('-').trim();
+        if go {
+            out.push_str(&go_expr(inner, p)?);
+        } else {
+            match p.flat.get(inner) {
+                Some(v) => out.push_str(&scalar(v)),
+                None => {
+                    out.push_str("{{");
+                    out.push_str(&after[..j]);
+                    out.push_str("}}");
+                }
+            }
+        }
+        rest = &after[j + 2..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `.a.b` and `index .a.b N`: the Go template forms ApplicationSets use for parameters.
+fn go_expr(expr: &str, p: &Params) -> Result<String, Refusal> {
+    let field = |path: &str| -> Result<Value, Refusal> {
+        let mut cur = Value::Object(p.tree.clone());
+        for k in path.trim_start_matches('.').split('.').filter(|k| !k.is_empty()) {
+            cur = cur.get(k).cloned().ok_or_else(|| format!("its template names `{path}`, which no generator sets"))?;
+        }
+        Ok(cur)
+    };
+    let words: Vec<&str> = expr.split_whitespace().collect();
+    match words.as_slice() {
+        [f] if f.starts_with('.') => Ok(scalar(&field(f)?)),
+        ["index", f, n] if f.starts_with('.') => {
+            let i: usize = n.parse().map_err(|_| format!("its template's `{expr}` is not evaluated"))?;
+            let v = field(f)?;
+            v.get(i).map(scalar).ok_or_else(|| format!("its template's `{expr}` is out of range"))
+        }
+        _ => Err(format!("its template uses `{{{{{expr}}}}}`, a Go template function edgecheck does not evaluate")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+    use std::collections::BTreeSet;
+
+    fn tree() -> (BTreeSet<String>, BTreeSet<String>) {
+        let dirs: BTreeSet<String> = ["apps", "apps/shop", "apps/blog_v2", "apps/legacy", "config", "config/prod"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let files: BTreeSet<String> =
+            ["config/prod/config.json", "apps/shop/kustomization.yaml"].iter().map(|s| s.to_string()).collect();
+        (dirs, files)
+    }
+
+    fn run(appset: Value) -> Result<Vec<Value>, Refusal> {
+        let (dirs, files) = tree();
+        let read = |f: &str| {
+            (f == "config/prod/config.json")
+                .then(|| r#"{"cluster": {"name": "prod", "address": "https://prod"}}"#.to_string())
+        };
+        let checkout = |url: &str| {
+            (url == "https://git.example/platform").then(|| Checkout {
+                dirs: &dirs,
+                files: &files,
+                read: Box::new(read),
+            })
+        };
+        expand(&appset, Some("argocd"), &checkout)
+    }
+
+    fn names(apps: &[Value]) -> Vec<String> {
+        apps.iter().map(|a| a["metadata"]["name"].as_str().unwrap_or("").to_string()).collect()
+    }
+
+    #[test]
+    fn git_directories_with_fasttemplate_and_exclusions() {
+        let apps = run(json!({"spec": {
+            "generators": [{"git": {"repoURL": "https://git.example/platform", "revision": "HEAD",
+                "directories": [{"path": "apps/*"}, {"path": "apps/legacy", "exclude": true}]}}],
+            "template": {"metadata": {"name": "{{path.basename}}"}, "spec": {
+                "source": {"repoURL": "https://git.example/platform", "path": "{{path}}"},
+                "destination": {"namespace": "{{ path.basenameNormalized }}", "server": "https://kubernetes.default.svc"}}}}}))
+        .expect("expanded");
+        assert_eq!(names(&apps), ["blog_v2", "shop"]);
+        assert_eq!(apps[0]["spec"]["destination"]["namespace"], "blog-v2");
+        assert_eq!(apps[1]["spec"]["source"]["path"], "apps/shop");
+        assert_eq!(apps[1]["metadata"]["namespace"], "argocd");
+        assert_eq!(apps[1]["kind"], "Application");
+    }
+
+    #[test]
+    fn go_templates_read_the_parameter_tree() {
+        let apps = run(json!({"spec": {"goTemplate": true,
+            "generators": [{"git": {"repoURL": "https://git.example/platform", "files": [{"path": "config/**/config.json"}]}}],
+            "template": {"metadata": {"name": "{{.cluster.name}}-{{index .path.segments 1}}"}, "spec": {
+                "source": {"repoURL": "https://git.example/platform", "path": "{{.path.path}}"},
+                "destination": {"server": "{{.cluster.address}}", "namespace": "x"}}}}}))
+        .expect("expanded");
+        assert_eq!(names(&apps), ["prod-prod"]);
+        assert_eq!(apps[0]["spec"]["destination"]["server"], "https://prod");
+        assert_eq!(apps[0]["spec"]["source"]["path"], "config/prod");
+    }
+
+    #[test]
+    fn list_and_matrix() {
+        let apps = run(json!({"spec": {
+            "generators": [{"matrix": {"generators": [
+                {"list": {"elements": [{"env": "dev"}, {"env": "prod"}]}},
+                {"list": {"elementsYaml": "- app: shop\n- app: blog\n"}}]}}],
+            "template": {"metadata": {"name": "{{app}}-{{env}}"}, "spec": {"destination": {"namespace": "{{unknown}}"}}}}}))
+        .expect("expanded");
+        assert_eq!(names(&apps), ["shop-dev", "blog-dev", "shop-prod", "blog-prod"]);
+        // An unknown fasttemplate name is left as written, as Argo CD leaves it.
+        assert_eq!(apps[0]["spec"]["destination"]["namespace"], "{{unknown}}");
+    }
+
+    #[test]
+    fn what_needs_the_cluster_or_an_unknown_function_is_refused() {
+        let t = json!({"metadata": {"name": "x"}, "spec": {}});
+        let refused = |spec: Value| run(json!({"spec": spec})).expect_err("refused");
+        assert!(refused(json!({"generators": [{"clusters": {}}], "template": t})).contains("`clusters` generator"));
+        assert!(refused(json!({"generators": [{"git": {"repoURL": "https://other.example/x", "directories": [{"path": "*"}]}}], "template": t}))
+            .contains("not a linted checkout"));
+        let go = json!({"metadata": {"name": "{{.env | upper}}"}, "spec": {}});
+        assert!(refused(
+            json!({"goTemplate": true, "generators": [{"list": {"elements": [{"env": "a"}]}}], "template": go})
+        )
+        .contains("Go template function"));
+        assert!(refused(json!({"generators": [], "template": t, "templatePatch": "x"})).contains("templatePatch"));
+    }
+}

@@ -812,10 +812,39 @@ fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
     if let Some(r) = spec.get("chartRef") {
         let kind = s(r, "/kind").unwrap_or("OCIRepository");
         let name = s(r, "/name").unwrap_or("");
-        b.parts.push(How::No {
-            what: format!("{kind} {name}"),
-            why: NotRendered::Remote(format!("chart from {kind} `{name}` (pass --fetch to let helm pull it)")),
-        });
+        let ns = s(r, "/namespace").or(o.namespace.as_deref());
+        // An OCIRepository in the inputs names the chart (`oci://registry/charts/web`) and its tag, semver
+        // range or digest: helm pulls it under --fetch, as for a HelmRepository.
+        let oci = (kind == "OCIRepository").then(|| world.find(FLUX_SOURCE, "OCIRepository", ns, name)).flatten();
+        let Some((url, source)) = oci.and_then(|src| Some((s(&src.value, "/spec/url")?, src))) else {
+            b.parts.push(How::No {
+                what: format!("{kind} {name}"),
+                why: NotRendered::Remote(format!("chart from {kind} `{name}`, a source the inputs do not hold")),
+            });
+            return Some(b);
+        };
+        let (chart, version) = match (s(&source.value, "/spec/ref/digest"), s(&source.value, "/spec/ref/tag")) {
+            (Some(d), _) => (format!("{url}@{d}"), None),
+            (None, tag) => (url.to_string(), tag.or_else(|| s(&source.value, "/spec/ref/semver"))),
+        };
+        let what = format!("chart {url} {} from OCIRepository `{name}`", version.unwrap_or("latest"));
+        let remote = RemoteChart { repo: None, chart, version: version.map(str::to_string), what };
+        let (values, set) = match flux_values(world, o, spec, &mut b) {
+            Some(v) => v,
+            None => return Some(b),
+        };
+        b.parts.push(How::Helm(Box::new(HelmSpec {
+            remote: Some(remote),
+            chart: String::new(),
+            release: flux_release(spec, o, target),
+            namespace: b.namespace.clone(),
+            value_files: Vec::new(),
+            values,
+            set,
+            set_file: Vec::new(),
+            skip_crds: s(spec, "/install/crds") == Some("Skip"),
+            ignore_missing: false,
+        })));
         return Some(b);
     }
     let chart_spec = spec.pointer("/chart/spec")?;

@@ -9,6 +9,7 @@ mod appset;
 mod cache;
 mod discover;
 pub mod envsubst;
+mod helm_cache;
 mod map;
 mod render;
 pub mod run;
@@ -128,6 +129,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         kustomizations,
         object_files: &object_files,
         api_versions,
+        helm_home: helm_cache::HelmHome::from_env(),
     };
 
     let app_charts = app_of_apps_charts(&inv, &prefixes);

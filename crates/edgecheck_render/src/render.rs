@@ -27,6 +27,8 @@ pub struct Ctx<'a> {
     pub object_files: &'a HashSet<String>,
     /// `--api-versions` for helm: the option's, and the CRDs' of the inputs.
     pub api_versions: Vec<String>,
+    /// helm's repository list and cache: remote charts already pulled are rendered from there.
+    pub helm_home: Option<crate::helm_cache::HelmHome>,
 }
 
 /// The output of one part.
@@ -298,20 +300,68 @@ fn missing_dependencies(chart: &str) -> Vec<String> {
     missing
 }
 
+/// A copy of `chart` under `tmp` with its dependencies fetched by helm (`helm dependency build` when a
+/// `Chart.lock` pins them, else `update`), under the render deadline. Symbolic links are not followed and
+/// the copy is bounded like a tool's output.
+fn fetch_dependencies(ctx: &Ctx<'_>, tool: &Tool, chart: &str, tmp: &Path) -> Result<PathBuf, NotRendered> {
+    let src = abs(chart);
+    let name = src.file_name().map_or_else(|| "chart".into(), |n| n.to_string_lossy().into_owned());
+    let dst = tmp.join("chart").join(name);
+    let mut total = 0u64;
+    for e in walkdir::WalkDir::new(&src).follow_links(false).into_iter().flatten() {
+        let Ok(rel) = e.path().strip_prefix(&src) else { continue };
+        let to = dst.join(rel);
+        let copied = if e.file_type().is_dir() {
+            std::fs::create_dir_all(&to).map(|()| 0)
+        } else if e.file_type().is_file() {
+            total += e.metadata().map_or(0, |m| m.len());
+            if total > ctx.opts.max_output {
+                return Err(NotRendered::Other(format!("chart {chart} is larger than the render output limit")));
+            }
+            std::fs::copy(e.path(), &to)
+        } else {
+            Ok(0)
+        };
+        if copied.is_err() {
+            return Err(NotRendered::Other("cannot copy the chart to a temporary directory".into()));
+        }
+    }
+    let mut cmd = std::process::Command::new(&tool.path);
+    let verb = if dst.join("Chart.lock").is_file() { "build" } else { "update" };
+    cmd.args(["dependency", verb]).arg(&dst);
+    cmd.env("HELM_PLUGINS", tmp.join("no-plugins"));
+    match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
+        Ok(_) => Ok(dst),
+        Err(e) => Err(NotRendered::Remote(format!(
+            "chart dependencies of {chart} could not be fetched: {}",
+            edgecheck_core::redact::credentials(&e.to_string())
+        ))),
+    }
+}
+
 fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
     let tool = match ctx.helm {
         Ok(t) => t,
         Err(name) => return Output::No(NotRendered::ToolMissing(name.clone())),
     };
-    if let Some(r) = &h.remote {
-        if !ctx.opts.fetch {
-            return Output::No(NotRendered::Remote(format!("{} (pass --fetch to let helm pull it)", r.what)));
-        }
-    }
+    // A remote chart helm already pulled (its cache holds the archive its repository's index lists) is
+    // rendered from there without --fetch; otherwise only --fetch lets helm pull it.
+    let cached = match &h.remote {
+        Some(r) if !ctx.opts.fetch => match ctx.helm_home.as_ref().and_then(|home| crate::helm_cache::find(home, r)) {
+            Some(archive) => Some(archive),
+            None => {
+                return Output::No(NotRendered::Remote(format!(
+                    "{} (not in helm's cache: pass --fetch to let helm pull it)",
+                    r.what
+                )))
+            }
+        },
+        _ => None,
+    };
     let missing = if h.remote.is_some() { Vec::new() } else { missing_dependencies(&h.chart) };
-    if !missing.is_empty() {
+    if !missing.is_empty() && !ctx.opts.fetch {
         return Output::No(NotRendered::Remote(format!(
-            "chart dependencies not vendored in {}/charts: {} (`helm dependency build` fetches them)",
+            "chart dependencies not vendored in {}/charts: {} (pass --fetch to let helm fetch them, or run `helm dependency build`)",
             h.chart,
             missing.join(", ")
         )));
@@ -319,10 +369,23 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
     let Ok(tmp) = tempfile::tempdir() else {
         return Output::No(NotRendered::Other("cannot create a temporary directory".into()));
     };
+    // Under --fetch, dependencies that are not vendored are fetched into a copy of the chart: the checkout
+    // is never written.
+    let chart_dir = if missing.is_empty() {
+        abs(&h.chart)
+    } else {
+        match fetch_dependencies(ctx, tool, &h.chart, tmp.path()) {
+            Ok(dir) => dir,
+            Err(why) => return Output::No(why),
+        }
+    };
     let mut cmd = tool.command(true);
-    match &h.remote {
+    match (&h.remote, &cached) {
+        (Some(_), Some(archive)) => {
+            cmd.arg(&h.release).arg(archive);
+        }
         // helm pulls it, the version pinned as the object pins it (a constraint is helm's to resolve).
-        Some(r) => {
+        (Some(r), None) => {
             cmd.arg(&h.release).arg(&r.chart);
             if let Some(repo) = &r.repo {
                 cmd.arg("--repo").arg(repo);
@@ -331,8 +394,8 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
                 cmd.arg("--version").arg(v);
             }
         }
-        None => {
-            cmd.arg(&h.release).arg(abs(&h.chart));
+        (None, _) => {
+            cmd.arg(&h.release).arg(&chart_dir);
         }
     }
     if let Some(ns) = &h.namespace {
@@ -372,6 +435,9 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
     // No plugins: helm finds none in an empty directory. No repository is consulted for a local chart.
     cmd.env("HELM_PLUGINS", tmp.path().join("no-plugins"));
     match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
+        Ok(text) if cached.is_some() => {
+            Output::Remote { text, tool: format!("{} (the chart from helm's cache)", tool.version()) }
+        }
         Ok(text) if h.remote.is_some() => Output::Remote { text, tool: tool.version().to_string() },
         Ok(text) => Output::Text { text, tool: tool.version().to_string(), helm_chart: Some(h.chart.clone()) },
         Err(e) => Output::No(failure(&e, true)),

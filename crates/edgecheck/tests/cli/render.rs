@@ -656,6 +656,129 @@ fn remote_charts_are_rendered_with_fetch_and_listed_without() {
     assert!(!codes(&v).contains(&"LOD010".to_string()), "{v}");
 }
 
+/// A remote chart helm already pulled is rendered from helm's cache without --fetch, but only the archive
+/// the repository's cached index lists with the same digest (#12 item 2).
+#[test]
+fn remote_charts_in_helms_cache_are_rendered_without_fetch() {
+    let chart = checkout();
+    web_chart(&chart, "web");
+    // helm's home as `helm repo add acme …` and a pull leave it: the list, the index, the archive.
+    let home = tempfile::tempdir().expect("tmp");
+    let cache = home.path().join("repository");
+    std::fs::create_dir_all(&cache).expect("mkdir");
+    let helm = |args: &[&str]| {
+        let out = std::process::Command::new("helm").args(args).output().expect("helm");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    helm(&["package", &chart.path().join("web").to_string_lossy(), "--destination", &cache.to_string_lossy()]);
+    helm(&["repo", "index", &cache.to_string_lossy(), "--url", "https://charts.example.org"]);
+    std::fs::rename(cache.join("index.yaml"), cache.join("acme-index.yaml")).expect("rename");
+    let repositories = home.path().join("repositories.yaml");
+    std::fs::write(
+        &repositories,
+        "apiVersion: \"\"\nrepositories:\n  - name: acme\n    url: https://charts.example.org/\n",
+    )
+    .expect("write");
+    let d = checkout();
+    d.write(
+        "cluster/issuer.yaml",
+        "apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\nmetadata: {name: le}\nspec: {selfSigned: {}}\n",
+    );
+    d.write("cluster/class.yaml", CLASS);
+    let release = |version: &str| {
+        format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: HelmRepository\nmetadata: {{name: acme, namespace: flux-system}}\nspec: {{url: https://charts.example.org}}\n---\napiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: web, namespace: web}}\nspec:\n  chart:\n    spec:\n      chart: web\n      version: {version}\n      sourceRef: {{kind: HelmRepository, name: acme, namespace: flux-system}}\n  values:\n    host: shop.example.com\n")
+    };
+    let run = |version: &str| {
+        d.write("clusters/main/web.yaml", release(version));
+        let out = assert_cmd::Command::cargo_bin("edgecheck")
+            .expect("binary")
+            .current_dir(d.path())
+            .args(["lint", ".", "--format", "json", "--no-config", "--no-cache"])
+            .env("HELM_REPOSITORY_CONFIG", &repositories)
+            .env("HELM_REPOSITORY_CACHE", &cache)
+            .output()
+            .expect("run");
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).expect("json")
+    };
+    let v = run("0.1.0");
+    assert_eq!(at(&v, "TLS015"), vec!["clusters/main/web.yaml:6"], "{v}");
+    assert!(!codes(&v).contains(&"LOD010".to_string()), "{v}");
+    // Near miss: a version helm has not pulled is listed as remote, never fetched.
+    let v = run("0.2.0");
+    assert!(at(&v, "TLS015").is_empty(), "{v}");
+    let w: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD010").collect();
+    assert!(w.len() == 1 && w[0]["evidence"].to_string().contains("not in helm's cache"), "{v}");
+}
+
+/// A local chart whose dependencies are not vendored is listed without --fetch; with it, helm fetches them
+/// into a copy of the chart (the checkout is not written) and the subchart's objects are checked (#12 item 2).
+#[test]
+fn chart_dependencies_are_fetched_only_with_fetch() {
+    let chart = checkout();
+    web_chart(&chart, "web");
+    let (url, _server, served) = helm_repository(&chart.path().join("web"));
+    let d = checkout();
+    d.write("cluster/class.yaml", CLASS);
+    d.write(
+        "cluster/issuer.yaml",
+        "apiVersion: cert-manager.io/v1\nkind: ClusterIssuer\nmetadata: {name: le}\nspec: {selfSigned: {}}\n",
+    );
+    d.write(
+        "charts/umbrella/Chart.yaml",
+        format!("apiVersion: v2\nname: umbrella\nversion: 1.0.0\ndependencies:\n  - name: web\n    version: 0.1.0\n    repository: {url}\n"),
+    );
+    d.write("charts/umbrella/values.yaml", "web:\n  host: shop.example.com\n");
+    d.write(
+        "argocd/umbrella.yaml",
+        application("umbrella", &format!("  source:\n    repoURL: {REPO}\n    path: charts/umbrella\n")),
+    );
+    let v = lint(&d, &["--no-cache"]);
+    let w: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD010").collect();
+    assert!(w.len() == 1 && w[0]["evidence"].to_string().contains("not vendored"), "{v}");
+    assert_eq!(served.load(std::sync::atomic::Ordering::SeqCst), 0, "nothing is fetched without --fetch");
+    let v = lint(&d, &["--no-cache", "--fetch"]);
+    assert!(!codes(&v).contains(&"LOD010".to_string()), "{v}");
+    // The subchart's Certificate does not cover the host the umbrella's values give its Ingress.
+    let tls015: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "TLS015").collect();
+    assert_eq!(tls015.len(), 1, "{v}");
+    assert!(served.load(std::sync::atomic::Ordering::SeqCst) >= 2, "index and chart were served");
+    assert!(!d.path().join("charts/umbrella/charts").exists(), "the checkout is not written");
+}
+
+/// A HelmRelease's `chartRef` to an OCIRepository names the chart and tag helm would pull (#12 item 2); one
+/// to a source the inputs do not hold says so.
+#[test]
+fn oci_chart_refs_name_the_chart_they_pull() {
+    let d = checkout();
+    let release = |source: &str| {
+        format!("{source}apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {{name: podinfo, namespace: web}}\nspec:\n  chartRef: {{kind: OCIRepository, name: podinfo}}\n")
+    };
+    let oci = "apiVersion: source.toolkit.fluxcd.io/v1beta2\nkind: OCIRepository\nmetadata: {name: podinfo, namespace: web}\nspec:\n  url: oci://ghcr.io/stefanprodan/charts/podinfo\n  ref: {tag: 6.5.4}\n---\n";
+    d.write("clusters/main/podinfo.yaml", release(oci));
+    let evidence = |v: &serde_json::Value| {
+        v["findings"]
+            .as_array()
+            .expect("f")
+            .iter()
+            .filter(|f| f["code"] == "LOD010")
+            .map(|f| f["evidence"].to_string())
+            .collect::<Vec<_>>()
+    };
+    let e = evidence(&lint(&d, &["--no-cache"]));
+    assert!(
+        e.len() == 1
+            && e[0].contains("oci://ghcr.io/stefanprodan/charts/podinfo 6.5.4")
+            && e[0].contains("pass --fetch"),
+        "{e:?}"
+    );
+    d.write("clusters/main/podinfo.yaml", release(""));
+    let e = evidence(&lint(&d, &["--no-cache"]));
+    assert!(e.len() == 1 && e[0].contains("a source the inputs do not hold"), "{e:?}");
+}
+
 #[test]
 fn cluster_selects_one_clusters_builds_and_files() {
     let d = checkout();

@@ -320,6 +320,13 @@ fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxErro
                     None => return Err(e),
                 }
             }
+            Err(e) if e.message.starts_with(LAX_FLOW_INDENT) => {
+                let line = e.line.saturating_sub(start_line - 1);
+                match reindent_flow(current, line) {
+                    Some(fixed) => owned = Some(fixed),
+                    None => return Err(e),
+                }
+            }
             other => return other,
         }
     }
@@ -369,6 +376,63 @@ fn reindent_quoted(text: &str, line: u32, col: u32) -> Option<String> {
     }
     out.push_str(&text[end?..]);
     Some(out)
+}
+
+/// What yaml-rust2 says of a flow collection (`args: [` … `]`) whose continuation lines, or closing bracket,
+/// are indented no deeper than the key that holds it. libyaml, PyYAML and Go's YAML reader accept that
+/// (white space inside a flow collection only separates), so edgecheck does too.
+const LAX_FLOW_INDENT: &str = "invalid indentation";
+
+/// `text` with the lines of the flow collection that spans `line` (1-based) indented one past the line
+/// that opens it. Inside a flow collection leading white space only separates, so values and line numbers
+/// stay as they were. `None` when `line` is not inside a flow collection or nothing would change.
+fn reindent_flow(text: &str, line: u32) -> Option<String> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    // The flow depth at the start of each line, and where the outermost open collection began.
+    let mut depth = 0usize;
+    let mut opened_at = 0usize;
+    let mut starts: Vec<(usize, usize)> = Vec::with_capacity(lines.len());
+    for (i, l) in lines.iter().enumerate() {
+        starts.push((depth, opened_at));
+        let (mut single, mut double, mut escaped) = (false, false, false);
+        let mut prev = ' ';
+        for c in l.chars() {
+            match c {
+                _ if escaped => escaped = false,
+                '\\' if double => escaped = true,
+                '"' if !single => double = !double,
+                '\'' if !double && (single || depth > 0 || prev.is_whitespace() || prev == ':') => single = !single,
+                '#' if !single && !double && prev.is_whitespace() => break,
+                '[' | '{' if !single && !double => {
+                    if depth == 0 {
+                        opened_at = i;
+                    }
+                    depth += 1;
+                }
+                ']' | '}' if !single && !double => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            prev = c;
+        }
+    }
+    let target = (line as usize).checked_sub(1)?;
+    let (d, open) = *starts.get(target)?;
+    if d == 0 {
+        return None;
+    }
+    let width = |l: &str| l.len() - l.trim_start_matches(' ').len();
+    let pad = width(lines[open]) + 1;
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut changed = false;
+    for (i, l) in lines.iter().enumerate() {
+        let inside = i > open && starts[i].0 > 0 && starts[i].1 == open;
+        if inside && !l.trim().is_empty() && width(l) < pad {
+            out.push_str(&" ".repeat(pad - width(l)));
+            changed = true;
+        }
+        out.push_str(l);
+    }
+    changed.then_some(out)
 }
 
 fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxError> {
@@ -497,6 +561,23 @@ mod tests {
         assert_eq!(line(d, "spec.items[0].next"), Some(15));
         // Not a way around real errors: an unterminated quote is still one.
         let broken = parse_documents("a: \"open\nb: 1\n");
+        assert!(broken[0].is_err());
+    }
+
+    /// Issue 15, item 5: a flow sequence whose closing bracket (or an item line) is indented no deeper than
+    /// its key, as Helm values and HelmRelease `args` are often written; libyaml and Go accept it.
+    #[test]
+    fn flow_collections_indented_as_kubectl_accepts() {
+        let text = "spec:\n  containers:\n    - name: c\n      args: [\n        \"--auth\", \"none\",\n        \"/config\"\n      ]\n      env:\n        A: b\n    - name: d\n      ports: {\n      http: 80 }\n      after: 1\n";
+        let docs: Vec<Document> = parse_documents(text).into_iter().map(|d| d.expect("parses")).collect();
+        let d = &docs[0];
+        assert_eq!(d.value["spec"]["containers"][0]["args"], serde_json::json!(["--auth", "none", "/config"]));
+        assert_eq!(d.value["spec"]["containers"][0]["env"]["A"], "b");
+        assert_eq!(d.value["spec"]["containers"][1]["ports"]["http"], 80);
+        assert_eq!(line(d, "spec.containers[0].env"), Some(8), "lines after a re-indented collection stay");
+        assert_eq!(line(d, "spec.containers[1].after"), Some(13));
+        // Not a way around real errors: a key without a colon is still one (kubectl rejects it too).
+        let broken = parse_documents("spec:\n  validator:\n  {}\n  daemonsets: {}\n");
         assert!(broken[0].is_err());
     }
 

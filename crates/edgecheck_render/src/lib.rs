@@ -140,7 +140,10 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut specs: Vec<Spec> = Vec::new();
     for _ in 0..opts.max_depth.max(1) {
         let found = {
-            let world = World { objects: current(&files, &specs, &outcomes), repos: &inv.repos, prefixes: &prefixes };
+            let mut objects = current(&files, &specs, &outcomes);
+            let unlisted = unlisted_flux_files(&ctx, &specs, &outcomes, &objects);
+            objects.retain(|o| !(is_flux_build(o) && o.source.file.as_deref().is_some_and(|f| unlisted.contains(f))));
+            let world = World { objects, repos: &inv.repos, prefixes: &prefixes };
             let mut found = discover::controllers(&world);
             found.extend(plain_roots(&inv.builds, &included, &app_charts, &found, &ctx));
             let mut found = dedupe(found);
@@ -340,6 +343,68 @@ fn current<'a>(files: &'a [Object], specs: &[Spec], outcomes: &'a HashMap<String
         }
     }
     out.extend(files.iter().filter(|o| !o.source.file.as_deref().is_some_and(|f| replaced.contains(f))));
+    out
+}
+
+/// A Flux Kustomization or HelmRelease read from a file (not rendered by a build).
+fn is_flux_build(o: &Object) -> bool {
+    o.source.build.is_none()
+        && matches!(
+            (o.kind.group.as_str(), o.kind.kind.as_str()),
+            ("kustomize.toolkit.fluxcd.io", "Kustomization") | ("helm.toolkit.fluxcd.io", "HelmRelease")
+        )
+}
+
+/// Files of Flux objects that a build does not apply although it builds their directory: the nearest
+/// kustomization above the file is one a rendered build reaches, and it does not list the file
+/// (`# - ./app/ks.yaml` commented out, or never added). kustomize applies only what is listed, so such an
+/// object is not in the cluster and is no build. Argo CD Applications are left alone: a root Application is
+/// often applied by hand beside a kustomization that does not list it.
+fn unlisted_flux_files(
+    ctx: &render::Ctx<'_>,
+    specs: &[Spec],
+    outcomes: &HashMap<String, Outcome>,
+    objects: &[&Object],
+) -> HashSet<String> {
+    let mut built: Vec<String> = Vec::new();
+    for s in specs {
+        let Some(o) = outcomes.get(&s.key()) else { continue };
+        for (how, p) in s.parts.iter().zip(&o.parts) {
+            match (how, &p.state) {
+                (How::Kustomize { dir, .. }, Ok(_)) => built.push(dir.clone()),
+                // Flux's generated kustomization lists the kustomizations below it.
+                (How::FluxGenerated { dir, .. }, Ok(_)) => {
+                    built.extend(render::flux_generated(dir, ctx.object_files).1)
+                }
+                _ => {}
+            }
+        }
+    }
+    if built.is_empty() {
+        return HashSet::new();
+    }
+    let built: HashSet<&str> = render::reach_dirs(ctx, built).into_iter().collect();
+    let mut out = HashSet::new();
+    let mut listed: HashMap<&str, HashSet<String>> = HashMap::new();
+    for o in objects.iter().filter(|o| is_flux_build(o)) {
+        let Some(file) = o.source.file.as_deref() else { continue };
+        // The nearest directory above the file that has a kustomization.
+        let mut dir = file.rsplit_once('/').map_or("", |(d, _)| d);
+        let nearest = loop {
+            if ctx.kustomizations.contains_key(dir) {
+                break Some(dir);
+            }
+            match dir.rsplit_once('/') {
+                Some((up, _)) => dir = up,
+                None if !dir.is_empty() => dir = "",
+                None => break None,
+            }
+        };
+        let Some(k) = nearest.filter(|k| built.contains(k)) else { continue };
+        if !listed.entry(k).or_insert_with(|| render::reach_files(ctx, [k.to_string()])).contains(file) {
+            out.insert(file.to_string());
+        }
+    }
     out
 }
 

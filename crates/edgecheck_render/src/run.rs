@@ -98,7 +98,9 @@ fn kill(child: &mut std::process::Child) {
 /// The last lines of a tool's stderr, one line, credentials in URLs masked, bounded.
 fn message(stderr: &[u8], code: Option<i32>) -> String {
     let text = String::from_utf8_lossy(stderr);
-    let lines: Vec<&str> = text.lines().map(|l| unprefixed(l.trim())).filter(|l| !l.is_empty()).collect();
+    // kustomize's deprecation notes (`# Warning: 'commonLabels' is deprecated…`) are not why it failed.
+    let lines: Vec<&str> =
+        text.lines().map(|l| unprefixed(l.trim())).filter(|l| !l.is_empty() && !l.starts_with("# Warning:")).collect();
     let tail = lines[lines.len().saturating_sub(3)..].join("; ");
     let mut tail = edgecheck_core::redact::credentials(&tail).into_owned();
     // Paths as the user sees them: the working directory's absolute prefix dropped.
@@ -108,7 +110,15 @@ fn message(stderr: &[u8], code: Option<i32>) -> String {
             tail = tail.replace(&prefix, "");
         }
     }
-    let mut tail: String = tail.chars().take(600).collect();
+    // Bounded, keeping the start and the end: kustomize and helm nest their errors and name the cause last.
+    let n = tail.chars().count();
+    let mut tail: String = if n > 600 {
+        let head: String = tail.chars().take(200).collect();
+        let end: String = tail.chars().skip(n - 390).collect();
+        format!("{head} … {end}")
+    } else {
+        tail
+    };
     if tail.is_empty() {
         tail = format!("exited with {}", code.map_or("a signal".into(), |c| c.to_string()));
     }
@@ -154,6 +164,13 @@ mod tests {
         let mut c = Command::new("sh");
         c.args(["-c", "echo 'E1203 17:36:03.539713   22960 run.go:72] \"command failed\" err=\"boom\"' >&2; exit 1"]);
         assert_eq!(run(c, Duration::from_secs(10), 4096), Err(RunError::Failed("boom".into())));
+        // Deprecation notes dropped; a long nested error keeps its cause, at the end.
+        let mut c = Command::new("sh");
+        let long = format!("accumulating resources: {}: expected kind != 'Component'", "x".repeat(900));
+        c.args(["-c", &format!("echo \"# Warning: 'commonLabels' is deprecated.\" >&2; echo \"{long}\" >&2; exit 1")]);
+        let Err(RunError::Failed(m)) = run(c, Duration::from_secs(10), 4096) else { panic!("fails") };
+        assert!(m.starts_with("accumulating resources") && m.ends_with("expected kind != 'Component'"), "{m}");
+        assert!(m.chars().count() < 600 && !m.contains("Warning"), "{m}");
         let mut c = Command::new("sh");
         c.args(["-c", "echo kind: A"]);
         assert_eq!(run(c, Duration::from_secs(10), 4096), Ok("kind: A\n".into()));

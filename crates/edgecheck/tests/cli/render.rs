@@ -318,6 +318,59 @@ fn kustomize_replacements_set_a_flux_target_namespace() {
     assert!(at(&v, "BKD001").is_empty() && at(&v, "RTE002").is_empty(), "{v}");
 }
 
+/// A Flux Kustomization that its directory's kustomization does not list (commented out, never added) is not
+/// applied, so it is no build: its broken path is not a template error. Near miss: listed, it is one.
+#[test]
+fn a_flux_kustomization_its_kustomization_does_not_list_is_no_build() {
+    let d = flux("example.com");
+    d.write(
+        "clusters/main/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  interval: 10m\n  path: ./apps/media\n  prune: true\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    d.write("apps/media/kustomization.yaml", "resources:\n  - ./web/ks.yaml\n  # - ./old/ks.yaml\n");
+    let ks = |name: &str| {
+        format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  interval: 10m\n  path: ./apps/media/{name}/app\n  prune: true\n  targetNamespace: media\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n")
+    };
+    d.write("apps/media/web/ks.yaml", ks("web"));
+    d.write("apps/media/web/app/kustomization.yaml", "resources: [cm.yaml]\n");
+    d.write("apps/media/web/app/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: web}\n");
+    d.write("apps/media/old/ks.yaml", ks("old"));
+    // A component listed as a resource: kustomize (and Flux) refuse it.
+    d.write("apps/media/old/app/kustomization.yaml", "resources: [../../component]\n");
+    d.write(
+        "apps/media/component/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [cm.yaml]\n",
+    );
+    d.write("apps/media/component/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shared}\n");
+    let v = lint(&d, &[]);
+    let errors: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["code"] == "LOD010" && f["severity"] == "error")
+        .collect();
+    assert!(errors.is_empty(), "{v}");
+    let cm = v["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .find(|o| o["kind"] == "ConfigMap" && o["name"] == "web")
+        .cloned();
+    assert_eq!(cm.expect("the listed one is rendered")["namespace"], "media");
+    // Listed, the same Kustomization is applied, and its error is Flux's: an error naming the cause.
+    d.write("apps/media/kustomization.yaml", "resources:\n  - ./web/ks.yaml\n  - ./old/ks.yaml\n");
+    let v = lint(&d, &[]);
+    let errors: Vec<String> = v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["code"] == "LOD010" && f["severity"] == "error")
+        .map(|f| f["message"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(errors.len(), 1, "{v}");
+    assert!(errors[0].starts_with("Kustomization flux-system/old") && errors[0].contains("Component"), "{errors:?}");
+}
+
 #[test]
 fn directories_no_build_applies_are_reported_once_each() {
     let d = overlay(80);

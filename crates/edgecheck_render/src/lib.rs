@@ -261,7 +261,10 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         .filter_map(|s| outcomes.get(&s.key()).map(|o| (s, o)))
         .flat_map(|(s, o)| s.parts.iter().zip(&o.parts))
         .filter(|(_, p)| p.state.is_ok())
-        .filter_map(|(h, _)| if let How::Helm(h) = h { Some(h.chart.clone()) } else { None })
+        .filter_map(|(h, _)| match h {
+            How::Helm(h) if h.remote.is_none() => Some(h.chart.clone()),
+            _ => None,
+        })
         .collect::<HashSet<String>>()
         .iter()
         .map(|c| template_files(c))
@@ -303,6 +306,8 @@ fn is_controller_input(o: &Object) -> bool {
 fn part_dir(h: &How) -> Option<&str> {
     match h {
         How::Kustomize { dir, .. } | How::FluxGenerated { dir, .. } | How::Directory { dir, .. } => Some(dir),
+        // A remote chart has no directory here: its empty `chart` is not the checkout's root.
+        How::Helm(h) if h.remote.is_some() => None,
         How::Helm(h) => Some(&h.chart),
         How::Generate { .. } | How::No { .. } => None,
     }
@@ -699,7 +704,9 @@ fn cache_key(ctx: &render::Ctx<'_>, spec: &Spec, how: &How) -> Option<String> {
         }
         How::Helm(h) => {
             let tool = ctx.helm.as_ref().ok()?;
-            let mut inputs = vec![h.chart.clone()];
+            // A remote chart reads no directory of the checkout (its pinned version is in the description);
+            // an empty `chart` would otherwise be the working directory, walked whole.
+            let mut inputs = if h.remote.is_some() { Vec::new() } else { vec![h.chart.clone()] };
             inputs.extend(h.value_files.iter().cloned());
             inputs.extend(h.set_file.iter().map(|(_, p)| p.clone()));
             (tool, inputs)

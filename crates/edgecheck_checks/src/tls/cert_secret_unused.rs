@@ -6,7 +6,10 @@ declare_check! {
     /// ## What it checks
     /// A cert-manager Certificate whose hosts (`dnsNames`) are served by Ingresses, Gateway listeners
     /// or Traefik IngressRoutes, none of which uses the Certificate's `spec.secretName`: they serve
-    /// those hosts from other Secrets.
+    /// those hosts from other Secrets, at least one of which is in the inputs and managed by nothing (no
+    /// Certificate, ExternalSecret or SealedSecret writes it). A Secret a controller serves as its default
+    /// certificate (ingress-nginx `--default-ssl-certificate`, in a workload's args or chart values;
+    /// Traefik's `default` TLSStore) is used, though no route names it.
     ///
     /// ## Why it matters
     /// The certificate cert-manager keeps renewing is not the one clients get; the Secret actually
@@ -46,15 +49,31 @@ impl CertSecretUnused {
             {
                 continue;
             }
-            // Every route names a Secret nothing creates: TLS001 reports the mistyped name on the route.
-            let unmade = |s: &&super::helpers::Served<'_>| match &s.edge.to {
-                edgecheck_core::Target::Missing(r) => {
-                    let ns = r.namespace.as_deref().unwrap_or(&cx.graph.default_namespace);
-                    cx.graph.secret_producers(ns, &r.name).is_empty()
+            // What is served must be a Secret in the inputs that nothing manages: one nothing creates is
+            // TLS001's mistyped name, and one another Certificate (or an ExternalSecret) writes is renewed too.
+            let unmanaged = |s: &&super::helpers::Served<'_>| match &s.edge.to {
+                edgecheck_core::Target::Found(sid) => {
+                    let o = cx.graph.obj(*sid);
+                    let ns = o.namespace.as_deref().unwrap_or(&cx.graph.default_namespace);
+                    cx.graph.secret_producers(ns, &o.name).is_empty()
                 }
-                edgecheck_core::Target::Found(_) => false,
+                edgecheck_core::Target::Missing(_) => false,
             };
-            if serving.iter().all(unmade) {
+            if !serving.iter().any(unmanaged) {
+                continue;
+            }
+            // A controller's default certificate (ingress-nginx `--default-ssl-certificate`, Traefik's default
+            // TLSStore) is a use of the Secret that no route names.
+            let (ns, name) = match &e.to {
+                edgecheck_core::Target::Found(sid) => {
+                    let o = cx.graph.obj(*sid);
+                    (o.namespace.clone(), o.name.clone())
+                }
+                edgecheck_core::Target::Missing(r) => (r.namespace.clone(), r.name.clone()),
+            };
+            if ns.as_deref().is_some_and(|ns| {
+                super::helpers::default_certificates(cx.graph).contains(&(ns.to_string(), name.clone()))
+            }) {
                 continue;
             }
             let mut b = out
@@ -67,9 +86,15 @@ impl CertSecretUnused {
                 ))
                 .evidence(format!("spec.secretName: {}", cert.spec.secret_name));
             for s in &serving {
+                // With its namespace: a Secret of the same name elsewhere is another Secret.
                 let secret = match &s.edge.to {
-                    edgecheck_core::Target::Found(sid) => cx.graph.obj(*sid).name.clone(),
-                    edgecheck_core::Target::Missing(r) => r.name.clone(),
+                    edgecheck_core::Target::Found(sid) => {
+                        let o = cx.graph.obj(*sid);
+                        format!("{}/{}", o.namespace.as_deref().unwrap_or("-"), o.name)
+                    }
+                    edgecheck_core::Target::Missing(r) => {
+                        format!("{}/{}", r.namespace.as_deref().unwrap_or("-"), r.name)
+                    }
                 };
                 b = b
                     .evidence(format!("{} serves {} from Secret `{secret}`", s.from.to_ref(), s.hosts.join(", ")))

@@ -1,7 +1,7 @@
-//! The human formats (text, Markdown, HTML, DOT, Mermaid) print names, messages and status text that came
+//! The human formats (text, Markdown, HTML, DOT, Mermaid, GitHub annotations) print names, messages and status text that came
 //! from objects and servers: a name holding `\e]0;…\a\e[2J` would retitle or clear the terminal of whoever
 //! reads the report. Before such a format renders, every string in the report has its control characters
-//! written as escapes ([`edgecheck_core::redact::controls`]). JSON and SARIF keep the strings as they are:
+//! written as escapes ([`edgecheck_core::redact::controls`]). JSON, SARIF and GitLab keep the strings as they are:
 //! JSON escapes control characters itself, losslessly.
 
 use std::borrow::Cow;

@@ -1,4 +1,5 @@
-//! The JSON contract of docs/design.md: `{"version": 1, "findings", "diagnoses", "objects", "summary"}`.
+//! The JSON contract of docs/design.md: `{"version": 1, "tool", "findings", "diagnoses", "objects",
+//! "summary"}`; its JSON Schema is docs/schema/edgecheck.schema.json.
 
 use edgecheck_checks::diagnose::Diagnosis;
 use edgecheck_checks::model::{ExpectedCondition, ParentKey};
@@ -201,7 +202,8 @@ impl Serialize for Diagnoses<'_> {
     }
 }
 
-/// `{"version", "findings", "diagnoses", "objects", "observations" (probe), "summary"}`, in that order.
+/// `{"version", "tool", "findings", "diagnoses", "objects", "observations" (probe), "summary"}`, in that
+/// order.
 struct Doc<'a>(&'a Report<'a>);
 
 impl Serialize for Doc<'_> {
@@ -210,6 +212,7 @@ impl Serialize for Doc<'_> {
         let s = r.summary;
         let mut m = ser.serialize_map(None)?;
         m.serialize_entry("version", &1)?;
+        m.serialize_entry("tool", &json!({"name": "edgecheck", "version": r.version}))?;
         m.serialize_entry("findings", &Findings(r.findings))?;
         m.serialize_entry("diagnoses", &Diagnoses(r.diagnoses))?;
         m.serialize_entry("objects", &Objects(r.objects))?;

@@ -1,11 +1,14 @@
 //! Renderers: pure functions from findings, objects and a summary to text, JSON (the docs/design.md
-//! contract), SARIF 2.1.0, Markdown, and the diagnoses' path graphs as Graphviz, Mermaid and a
-//! self-contained HTML page. No analysis happens here.
+//! contract), SARIF 2.1.0, Markdown, GitHub Actions annotations, GitLab Code Quality, and the diagnoses'
+//! path graphs as Graphviz, Mermaid and a self-contained HTML page. No analysis happens here.
 
 mod catalogue;
 mod dot;
 mod escape;
+mod github;
+mod gitlab;
 mod html;
+mod identity;
 mod json;
 mod markdown;
 mod mermaid;
@@ -22,7 +25,10 @@ use edgecheck_core::Finding;
 
 pub use catalogue::{render_catalogue, render_explain};
 pub use dot::render_dot;
+pub use github::render_github;
+pub use gitlab::render_gitlab;
 pub use html::render_html;
+pub use identity::{finding_identity, fingerprints};
 pub use json::{object_ref_json, render_json, write_json};
 pub use markdown::render_markdown;
 pub use mermaid::render_mermaid;
@@ -38,7 +44,7 @@ pub struct Report<'a> {
     pub objects: &'a [ObjectEntry],
     /// Counts.
     pub summary: &'a Summary,
-    /// Tool version, for SARIF.
+    /// The edgecheck version, for JSON's `tool` and SARIF's `tool.driver`.
     pub version: &'a str,
     /// Text groups by the finding's object first (a probe's targets), then by layer.
     pub group_by_object: bool,
@@ -93,6 +99,10 @@ pub enum Format {
     Mermaid,
     /// One self-contained HTML page: path graphs as SVG, findings, chains.
     Html,
+    /// GitHub Actions workflow commands: one annotation per finding.
+    Github,
+    /// GitLab Code Quality JSON.
+    Gitlab,
 }
 
 impl Format {
@@ -107,6 +117,8 @@ impl Format {
             "dot" => Some(Format::Dot),
             "mermaid" => Some(Format::Mermaid),
             "html" => Some(Format::Html),
+            "github" => Some(Format::Github),
+            "gitlab" => Some(Format::Gitlab),
             _ => None,
         }
     }
@@ -119,11 +131,12 @@ pub fn render(report: &Report<'_>, format: Format, color: bool) -> String {
 
 /// Renders a report in a [`Style`].
 pub fn render_styled(report: &Report<'_>, format: Format, style: &Style) -> String {
-    if matches!(format, Format::Json | Format::Sarif) {
-        return match format {
-            Format::Json => render_json(report),
-            _ => render_sarif(report),
-        };
+    // The JSON formats keep strings exact: JSON escapes control characters itself, losslessly.
+    match format {
+        Format::Json => return render_json(report),
+        Format::Sarif => return render_sarif(report),
+        Format::Gitlab => return render_gitlab(report),
+        _ => {}
     }
     // The human formats print names and status text: control characters become visible escapes first.
     let escaped = escape::Escaped::of(report);
@@ -138,6 +151,8 @@ pub fn render_styled(report: &Report<'_>, format: Format, style: &Style) -> Stri
         Format::Dot => render_dot(report),
         Format::Mermaid => render_mermaid(report),
         Format::Html => render_html(report),
+        Format::Github => render_github(report),
+        Format::Gitlab => render_gitlab(report),
     }
 }
 
@@ -193,6 +208,7 @@ mod tests {
         let out = with_report(render_json);
         let v: serde_json::Value = serde_json::from_str(&out).expect("one JSON document");
         assert_eq!(v["version"], 1);
+        assert_eq!(v["tool"], serde_json::json!({"name": "edgecheck", "version": "0.0.0-test"}));
         let f = &v["findings"][0];
         for key in
             ["code", "check", "layer", "severity", "object", "related", "file", "line", "message", "evidence", "fix"]
@@ -233,8 +249,10 @@ mod tests {
         let validator = jsonschema::validator_for(&schema).expect("schema compiles");
         let errors: Vec<String> = validator.iter_errors(&doc).map(|e| format!("{e} at {}", e.instance_path)).collect();
         assert!(errors.is_empty(), "{errors:#?}");
+        assert_eq!(doc["runs"][0]["tool"]["driver"]["version"], "0.0.0-test");
         let results = doc["runs"][0]["results"].as_array().expect("results");
         assert_eq!(results.len(), 3);
+        assert!(results.iter().all(|r| r["partialFingerprints"]["edgecheckIdentity/v1"].is_string()));
         assert_eq!(results[0]["locations"][0]["physicalLocation"]["region"]["startLine"], 14);
         assert_eq!(results[1]["locations"][0]["logicalLocations"][0]["fullyQualifiedName"], "Service/shop/web");
         assert_eq!(results[2]["level"], "note");
@@ -285,6 +303,78 @@ mod tests {
         assert!(with_report(render_mermaid).contains("no diagnoses"));
         let html = with_report(render_html);
         assert!(html.contains("Findings in no diagnosis") && html.ends_with("</html>\n"));
+    }
+
+    #[test]
+    fn github_annotations() {
+        let out = with_report(|r| render_styled(r, Format::Github, &Style::default()));
+        let lines: Vec<&str> = out.lines().collect();
+        assert!(lines[0].starts_with("::error file=apps/shop/ingress.yaml,line=14,title=LOD001 "), "{out}");
+        assert!(lines[1].starts_with("::warning file=apps/shop/svc.yaml,line=3,title=LOD004 "), "{out}");
+        // A finding without a file: an annotation without one, its object in the title.
+        assert!(lines[2].starts_with("::notice title=LOD004 "), "{out}");
+        assert!(!lines[2].contains("file="), "{out}");
+        insta::assert_snapshot!(out);
+    }
+
+    #[test]
+    fn github_annotations_escape_control_characters() {
+        let mut findings = fixtures::findings();
+        findings[0].message = format!("evil {}]0;title{} name", '\u{1b}', '\u{7}');
+        let (objects, summary) = (fixtures::objects(), fixtures::summary());
+        let r = Report {
+            findings: &findings,
+            objects: &objects,
+            summary: &summary,
+            version: "t",
+            group_by_object: false,
+            diagnoses: &[],
+            trace: false,
+            observations: &[],
+        };
+        let out = render(&r, Format::Github, false);
+        assert!(!out.contains('\u{1b}') && !out.contains('\u{7}'), "{out}");
+        assert!(out.contains("evil \\u{1b}]0;title\\u{7} name"), "{out}");
+    }
+
+    /// The GitLab report has the shape GitLab documents (resources/gitlab-code-quality.schema.json) and
+    /// unique fingerprints.
+    #[test]
+    fn gitlab_code_quality() {
+        let out = with_report(|r| render(r, Format::Gitlab, false));
+        let doc: serde_json::Value = serde_json::from_str(&out).expect("json");
+        let errors = validate("resources/gitlab-code-quality.schema.json", &doc);
+        assert!(errors.is_empty(), "{errors:#?}");
+        let issues = doc.as_array().expect("array");
+        assert_eq!(issues.len(), 3);
+        assert_eq!(issues[0]["severity"], "critical");
+        assert_eq!(issues[0]["location"]["path"], "apps/shop/ingress.yaml");
+        assert_eq!(issues[0]["location"]["lines"]["begin"], 14);
+        assert_eq!(issues[1]["severity"], "major");
+        assert_eq!(issues[2]["severity"], "info");
+        assert_eq!(issues[2]["location"]["path"], "Endpoint/https://shop.example.com/");
+        let prints: std::collections::BTreeSet<&str> =
+            issues.iter().filter_map(|i| i["fingerprint"].as_str()).collect();
+        assert_eq!(prints.len(), 3);
+        // The fingerprints are SARIF's partial fingerprints: one identity for both.
+        let sarif: serde_json::Value = serde_json::from_str(&with_report(render_sarif)).expect("sarif");
+        for (i, result) in sarif["runs"][0]["results"].as_array().expect("results").iter().enumerate() {
+            assert_eq!(result["partialFingerprints"]["edgecheckIdentity/v1"], issues[i]["fingerprint"]);
+        }
+        // A shape the documentation rejects is rejected by the schema (the test tests something).
+        let bad = serde_json::json!([{"description": "x", "check_name": "X", "fingerprint": "f", "severity": "error",
+                                       "location": {"path": "a.yaml", "lines": {"begin": 1}}}]);
+        assert!(!validate("resources/gitlab-code-quality.schema.json", &bad).is_empty());
+        insta::assert_snapshot!(out);
+    }
+
+    fn validate(schema: &str, doc: &serde_json::Value) -> Vec<String> {
+        let schema_path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(schema);
+        let schema_text =
+            std::fs::read_to_string(&schema_path).unwrap_or_else(|e| panic!("{}: {e}", schema_path.display()));
+        let schema: serde_json::Value = serde_json::from_str(&schema_text).expect("schema");
+        let validator = jsonschema::validator_for(&schema).expect("schema compiles");
+        validator.iter_errors(doc).map(|e| format!("{e} at {}", e.instance_path)).collect()
     }
 
     #[test]

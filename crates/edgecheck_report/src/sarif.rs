@@ -2,7 +2,7 @@
 //! and logical locations (`Kind/namespace/name`) for live objects and endpoints.
 
 use edgecheck_checks::all_checks;
-use edgecheck_core::{Finding, Severity};
+use edgecheck_core::Severity;
 use serde_json::{json, Value};
 
 use crate::Report;
@@ -12,14 +12,6 @@ fn level(s: Severity) -> &'static str {
         Severity::Error => "error",
         Severity::Warning => "warning",
         _ => "note",
-    }
-}
-
-fn logical_name(f: &Finding) -> String {
-    let o = &f.object;
-    match &o.namespace {
-        Some(ns) => format!("{}/{}/{}", o.kind, ns, o.name),
-        None => format!("{}/{}", o.kind, o.name),
     }
 }
 
@@ -44,13 +36,15 @@ pub fn render_sarif(r: &Report<'_>) -> String {
             })
         })
         .collect();
+    let prints = crate::identity::fingerprints(r.findings);
     let results: Vec<Value> = r
         .findings
         .iter()
-        .map(|f| {
+        .zip(prints)
+        .map(|(f, fingerprint)| {
             let index = checks.iter().position(|c| c.meta().code == f.meta.code).unwrap_or(0);
             let mut location = json!({
-                "logicalLocations": [{"fullyQualifiedName": logical_name(f), "kind": "resource"}],
+                "logicalLocations": [{"fullyQualifiedName": crate::identity::logical_name(&f.object), "kind": "resource"}],
             });
             if let Some(file) = &f.file {
                 let mut phys = json!({"artifactLocation": {"uri": file}});
@@ -69,6 +63,8 @@ pub fn render_sarif(r: &Report<'_>) -> String {
                 "level": level(f.severity),
                 "message": {"text": text},
                 "locations": [location],
+                // What code scanning matches alerts across commits by: the finding's identity, not its line.
+                "partialFingerprints": {"edgecheckIdentity/v1": fingerprint},
                 "properties": {
                     "layer": f.meta.layer.as_str(),
                     "check": f.meta.name,

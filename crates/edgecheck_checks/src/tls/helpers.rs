@@ -174,23 +174,6 @@ fn scan_hosts(rule: &str) -> Vec<String> {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::rule_hosts;
-
-    #[test]
-    fn traefik_rule_hosts() {
-        assert_eq!(rule_hosts("Host(`a.example.com`) && PathPrefix(`/`)"), vec!["a.example.com"]);
-        assert_eq!(rule_hosts("Host(`a.com`, `b.com`) || HostSNI(`c.com`)"), vec!["a.com", "b.com", "c.com"]);
-        assert!(rule_hosts("HostRegexp(`{sub:[a-z]+}.a.com`)").is_empty());
-        assert!(rule_hosts("HostSNI(`*`)").is_empty());
-        // Parsed, not scanned: a HostRegexp's text and a Header value are no host names.
-        assert_eq!(rule_hosts("HostRegexp(`^Host(x)$`) || Host(\"d.com\") && Header(`Host(`, `e`)"), vec!["d.com"]);
-        // Malformed: scanned.
-        assert_eq!(rule_hosts("Host(`f.com`) &&"), vec!["f.com"]);
-    }
-}
-
 /// Secrets controllers serve as their default certificate, as `(namespace, name)`: ingress-nginx's
 /// `--default-ssl-certificate=ns/name` in a workload's args, or `default-ssl-certificate: ns/name` in chart
 /// values (a HelmRelease's `spec.values`, an Argo CD source's `helm.valuesObject` or `helm.values`), and the
@@ -250,4 +233,21 @@ pub(super) fn default_certificates(graph: &Graph) -> std::collections::HashSet<(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::rule_hosts;
+
+    #[test]
+    fn traefik_rule_hosts() {
+        assert_eq!(rule_hosts("Host(`a.example.com`) && PathPrefix(`/`)"), vec!["a.example.com"]);
+        assert_eq!(rule_hosts("Host(`a.com`, `b.com`) || HostSNI(`c.com`)"), vec!["a.com", "b.com", "c.com"]);
+        assert!(rule_hosts("HostRegexp(`{sub:[a-z]+}.a.com`)").is_empty());
+        assert!(rule_hosts("HostSNI(`*`)").is_empty());
+        // Parsed, not scanned: a HostRegexp's text and a Header value are no host names.
+        assert_eq!(rule_hosts("HostRegexp(`^Host(x)$`) || Host(\"d.com\") && Header(`Host(`, `e`)"), vec!["d.com"]);
+        // Malformed: scanned.
+        assert_eq!(rule_hosts("Host(`f.com`) &&"), vec!["f.com"]);
+    }
 }

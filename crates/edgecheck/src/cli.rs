@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory as _, FromArgMatches as _, Parser, Subcommand, ValueEnum};
 use edgecheck_report::Format;
 
 /// Why is (or isn't) this service reachable over HTTPS, and which layer is the first one broken?
@@ -42,6 +42,46 @@ pub enum Command {
         /// A code (`TLS003`) or name (`tls-cert-host-mismatch`).
         check: String,
     },
+    /// Print a shell completion script (`edgecheck completions bash > /etc/bash_completion.d/edgecheck`).
+    Completions {
+        /// The shell.
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// Print the manual page (roff; `edgecheck man | man -l -`), or write one page per subcommand.
+    Man {
+        /// Write `edgecheck.1` and one `edgecheck-<command>.1` per subcommand into this directory instead.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+}
+
+/// The name the binary answers to as a kubectl plugin (`kubectl edgecheck ...`).
+pub const PLUGIN_NAME: &str = "kubectl-edgecheck";
+
+/// Whether the process was started as the kubectl plugin: argv[0]'s file name (without `.exe`) is
+/// [`PLUGIN_NAME`], as kubectl runs plugins found on PATH.
+pub fn invoked_as_plugin() -> bool {
+    std::env::args_os()
+        .next()
+        .is_some_and(|a| std::path::Path::new(&a).file_stem().is_some_and(|stem| stem == PLUGIN_NAME))
+}
+
+/// The command definition, named as it was invoked: `kubectl edgecheck` in usage and help when run as
+/// the kubectl plugin, else `edgecheck`. The flags are the same.
+pub fn command() -> clap::Command {
+    let cmd = Cli::command();
+    if invoked_as_plugin() {
+        cmd.bin_name("kubectl edgecheck")
+    } else {
+        cmd
+    }
+}
+
+/// Parses the process's arguments (exits with clap's message and code 2 on bad usage).
+pub fn parse() -> Cli {
+    let matches = command().get_matches();
+    Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }
 
 /// The formats of a report of objects (`lint`, `scan`, `trace`).
@@ -63,6 +103,10 @@ pub enum ReportFormat {
     Mermaid,
     /// One self-contained HTML page: path graphs, chains, findings.
     Html,
+    /// GitHub Actions annotations (`::error file=...,line=...::message`), one per finding.
+    Github,
+    /// GitLab Code Quality JSON (`artifacts: reports: codequality:`).
+    Gitlab,
 }
 
 /// The formats of `probe` (no objects, so no path graphs to draw).
@@ -78,6 +122,10 @@ pub enum ProbeFormat {
     Sarif,
     /// Markdown (pull-request comments).
     Markdown,
+    /// GitHub Actions annotations, one per finding.
+    Github,
+    /// GitLab Code Quality JSON.
+    Gitlab,
 }
 
 /// The formats of `checks`.
@@ -102,6 +150,8 @@ impl From<ReportFormat> for Format {
             ReportFormat::Dot => Format::Dot,
             ReportFormat::Mermaid => Format::Mermaid,
             ReportFormat::Html => Format::Html,
+            ReportFormat::Github => Format::Github,
+            ReportFormat::Gitlab => Format::Gitlab,
         }
     }
 }
@@ -114,6 +164,8 @@ impl From<ProbeFormat> for Format {
             ProbeFormat::Json => Format::Json,
             ProbeFormat::Sarif => Format::Sarif,
             ProbeFormat::Markdown => Format::Markdown,
+            ProbeFormat::Github => Format::Github,
+            ProbeFormat::Gitlab => Format::Gitlab,
         }
     }
 }
@@ -194,6 +246,10 @@ pub struct CheckArgs {
     /// Text without source snippets (the YAML lines a finding points at).
     #[arg(long)]
     pub no_snippets: bool,
+    /// Write the report to this file instead of stdout (`-o`/`--output` name the format, as kubectl's
+    /// `-o json`); notices still go to stderr, and the exit code is the same.
+    #[arg(long, value_name = "FILE")]
+    pub output_file: Option<PathBuf>,
 }
 
 /// `lint`.
@@ -298,8 +354,8 @@ pub struct ClusterArgs {
     #[arg(long)]
     pub context: Option<String>,
     /// Time before one API request is given up, the kind then reported as not checked (`30s`, `1m`, or
-    /// seconds as a bare number, like kubectl's; at most 24h).
-    #[arg(long, default_value = "30s", value_parser = request_timeout)]
+    /// seconds as a bare number, like kubectl's; at most 24h; `0`, kubectl's "no timeout", is 24h).
+    #[arg(long, default_value = "30s", value_parser = kubectl_request_timeout)]
     pub request_timeout: Duration,
 }
 
@@ -451,6 +507,15 @@ fn request_timeout(s: &str) -> Result<Duration, String> {
     parse_duration(s, MAX_DURATION)
 }
 
+/// kubectl's `--request-timeout`: a zero (`0`, `0s`, kubectl's default) means no timeout, which is the
+/// longest edgecheck allows.
+fn kubectl_request_timeout(s: &str) -> Result<Duration, String> {
+    if matches!(s, "0" | "0s" | "0m" | "0h") {
+        return Ok(MAX_DURATION);
+    }
+    request_timeout(s)
+}
+
 /// The one duration syntax of every flag ([`edgecheck_core::duration::parse`]).
 pub fn parse_duration(s: &str, max: Duration) -> Result<Duration, String> {
     edgecheck_core::duration::parse(s, max)
@@ -504,6 +569,16 @@ mod tests {
         assert!(parse_duration("0s", H).unwrap_err().contains("more than zero"));
         assert_eq!(parse_duration("24h", MAX_DURATION), Ok(MAX_DURATION));
         assert!(parse_duration("25h", MAX_DURATION).is_err());
+        for zero in ["0", "0s", "0m"] {
+            assert_eq!(kubectl_request_timeout(zero), Ok(MAX_DURATION), "{zero}");
+        }
+        assert_eq!(kubectl_request_timeout("30"), Ok(Duration::from_secs(30)));
+        assert!(kubectl_request_timeout("-0s").is_err());
+    }
+
+    #[test]
+    fn the_definition_is_consistent() {
+        Cli::command().debug_assert();
     }
 
     #[test]

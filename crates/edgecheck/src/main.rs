@@ -7,13 +7,11 @@ mod config;
 use std::io::Write as _;
 use std::process::ExitCode;
 
-use clap::Parser as _;
-
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = cli::parse();
     match commands::run(args) {
         Ok(code) => ExitCode::from(code),
         Err(e) => {

@@ -18,6 +18,8 @@ pub struct Settings {
     pub format: Format,
     /// How text is laid out (colour, width, snippets).
     pub style: edgecheck_report::Style,
+    /// `--output-file`: the report goes there instead of stdout.
+    pub output_file: Option<PathBuf>,
 }
 
 /// The settings of a run: `format` and `color` are the command's, the rest the shared flags over the config.
@@ -80,10 +82,13 @@ pub fn settings(
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX)),
     };
-    let color = matches!(format, Format::Text | Format::Concise) && color.enabled();
-    let style =
-        edgecheck_report::Style { color, width: super::terminal_width(), snippets: !args.no_snippets, verbose: false };
-    Ok(Settings { selection, suppressions, fail_on, now, format, style })
+    // A report written to a file is not shown on this terminal: no colour unless asked for, the default width.
+    let to_file = args.output_file.is_some();
+    let color = matches!(format, Format::Text | Format::Concise)
+        && if to_file { color == ColorChoice::Always } else { color.enabled() };
+    let width = if to_file { edgecheck_report::DEFAULT_WIDTH } else { super::terminal_width() };
+    let style = edgecheck_report::Style { color, width, snippets: !args.no_snippets, verbose: false };
+    Ok(Settings { selection, suppressions, fail_on, now, format, style, output_file: args.output_file.clone() })
 }
 
 pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
@@ -105,7 +110,7 @@ pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
         return Ok(2);
     }
     let exit = parts.iter().any(Part::failed);
-    emit_parts(&parts, format, color)?;
+    emit_parts(&parts, format)?;
     Ok(u8::from(exit))
 }
 
@@ -164,10 +169,11 @@ fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow:
 
 /// Several parts: text and Markdown show each part under its root; the other formats get one document that
 /// holds every part (findings in part order; diagnoses point at them).
-fn emit_parts(parts: &[Part], format: Format, color: ColorChoice) -> anyhow::Result<()> {
+fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
     let version = env!("CARGO_PKG_VERSION");
+    let output_file = parts.first().and_then(|p| p.settings.output_file.as_deref());
     if matches!(format, Format::Text | Format::Markdown) {
-        let color = format == Format::Text && color.enabled();
+        let color = format == Format::Text && parts.first().is_some_and(|p| p.settings.style.color);
         let mut out = String::new();
         let mut total = edgecheck_checks::Summary::default();
         for p in parts {
@@ -206,7 +212,7 @@ fn emit_parts(parts: &[Part], format: Format, color: ColorChoice) -> anyhow::Res
             total.objects,
             total.files
         ));
-        return super::write_stdout(&out);
+        return super::write_output(&out, output_file);
     }
     let mut findings = Vec::new();
     let mut diagnoses = Vec::new();
@@ -233,7 +239,7 @@ fn emit_parts(parts: &[Part], format: Format, color: ColorChoice) -> anyhow::Res
         observations: &[],
     };
     let style = parts.first().map(|p| p.settings.style).unwrap_or_default();
-    super::write_report(&report, format, &edgecheck_report::Style { color: false, ..style })
+    super::write_report(&report, format, &edgecheck_report::Style { color: false, ..style }, output_file)
 }
 
 fn add(total: &mut edgecheck_checks::Summary, s: &edgecheck_checks::Summary) {
@@ -343,7 +349,7 @@ pub fn emit_with(
         trace: false,
         observations: observations.unwrap_or_default(),
     };
-    super::write_report(&report, s.format, &s.style)?;
+    super::write_report(&report, s.format, &s.style, s.output_file.as_deref())?;
     let failed = s.fail_on.is_some_and(|t| analysis.findings.iter().any(|f| f.severity.reaches(t)));
     Ok(u8::from(failed))
 }

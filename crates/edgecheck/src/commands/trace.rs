@@ -85,7 +85,7 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
         trace: true,
         observations: &[],
     };
-    super::write_stdout(&edgecheck_report::render_styled(&report, s.format, &s.style))?;
+    super::write_output(&edgecheck_report::render_styled(&report, s.format, &s.style), s.output_file.as_deref())?;
     // A host no object claims is an answer to a different question: say so, with the hosts that are.
     if diagnoses.first().is_some_and(|d| d.verdict == Verdict::Unclaimed) {
         let claimed: Vec<String> =

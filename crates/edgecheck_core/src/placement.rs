@@ -5,8 +5,28 @@
 /// Directory names whose contents are not what a cluster runs unless a build (a kustomization, a Flux
 /// Kustomization path, an Argo CD Application path) names them: examples, test data and golden outputs,
 /// archives, vendored and generated code (CUE's `cue.mod`).
-pub const EXAMPLE_DIRS: &[&str] =
-    &["testdata", "test", "tests", "e2e", "examples", "example", "archive", "cue.mod", "vendor", "fixtures"];
+pub const EXAMPLE_DIRS: &[&str] = &[
+    "testdata",
+    "test",
+    "tests",
+    "e2e",
+    "examples",
+    "example",
+    "fixtures",
+    "cue.mod",
+    "vendor",
+    // Kept, not deployed: the spellings archives take in GitOps repositories.
+    "archive",
+    "_archive",
+    ".archive",
+    "archived",
+    "deprecated",
+    "disabled",
+    "_disabled",
+    "unused",
+    "old",
+    "_old",
+];
 
 /// Whether the file at `rel` (relative to the linted root, `/`-separated) sits in one of
 /// [`EXAMPLE_DIRS`]: any directory segment counts, the file's own name does not.
@@ -25,9 +45,12 @@ mod tests {
         assert!(in_example_dir("internal/cmd/egctl/testdata/translate/in/x.yaml"));
         assert!(in_example_dir("docs/examples/tls/ingress.yaml"));
         assert!(in_example_dir("cue.mod/gen/k8s.io/api/x.yaml"));
+        assert!(in_example_dir("_archive/cluster-0/matrix/pantalaimon/patches/postgres.yaml"));
+        assert!(in_example_dir("kubernetes/apps/disabled/web/helmrelease.yaml"));
         // Near misses: a file named like a directory, a directory whose name only contains one.
         assert!(!in_example_dir("apps/test.yaml"));
         assert!(!in_example_dir("apps/latest/ingress.yaml"));
+        assert!(!in_example_dir("apps/old-school/ingress.yaml"));
         assert!(!in_example_dir("apps/testing-tools/ingress.yaml"));
         assert!(!in_example_dir("ingress.yaml"));
     }

@@ -201,11 +201,49 @@ impl<'g> ClaimIndex<'g> {
                 continue;
             }
             let https = self.exact[h].iter().any(|&i| self.serves_tls(self.sources[i].route, self.sources[i].kind, h));
-            let url = if https { format!("https://{h}/") } else { format!("http://{h}/") };
-            if let Some(t) = TraceTarget::parse(&url) {
+            let scheme = if https { "https" } else { "http" };
+            let Some(t) = TraceTarget::parse(&format!("{scheme}://{h}/")) else { continue };
+            if !self.claims(&t).is_empty() {
                 out.push(t);
+                continue;
+            }
+            // Claimed only below `/` (a `PathPrefix: /v1/` route): diagnose a path that is claimed, so the host is
+            // neither unclaimed nor judged by a request nobody routes.
+            let below = self.exact[h]
+                .iter()
+                .flat_map(|&i| self.paths_of(self.sources[i].route))
+                .filter_map(|p| TraceTarget::parse(&format!("{scheme}://{h}{p}")))
+                .find(|t| !self.claims(t).is_empty());
+            out.push(below.unwrap_or(t));
+        }
+        out
+    }
+
+    /// The paths a route's rules match (Ingress `paths[].path`, Gateway API `matches[].path.value`, Traefik
+    /// `Path`/`PathPrefix`), sorted, `/` left out.
+    fn paths_of(&self, route: ObjId) -> Vec<String> {
+        let o = self.graph.obj(route);
+        let mut out: Vec<String> = Vec::new();
+        let arr = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
+        for rule in arr(o.value.pointer("/spec/rules")) {
+            for p in arr(rule.pointer("/http/paths")) {
+                out.extend(p.get("path").and_then(serde_json::Value::as_str).map(str::to_string));
+            }
+            for m in arr(rule.get("matches")) {
+                out.extend(m.pointer("/path/value").and_then(serde_json::Value::as_str).map(str::to_string));
             }
         }
+        for r in arr(o.value.pointer("/spec/routes")) {
+            let text = r.get("match").and_then(serde_json::Value::as_str).unwrap_or("");
+            for key in ["PathPrefix(`", "Path(`"] {
+                for part in text.split(key).skip(1) {
+                    out.extend(part.split('`').next().map(str::to_string));
+                }
+            }
+        }
+        out.retain(|p| p.starts_with('/') && p != "/" && !p.contains(['{', '(', '*', ' ']));
+        out.sort();
+        out.dedup();
         out
     }
 

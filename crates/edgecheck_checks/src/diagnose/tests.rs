@@ -417,3 +417,44 @@ spec: {ports: [{port: 80}]}
     assert_eq!(b.verdict, Verdict::Broken, "{:?}", b.summary);
     assert_eq!(b.root_cause.map(|i| findings[i].code()), Some("TLS015"), "{:?}", b.summary);
 }
+
+/// A host claimed only below `/` (an HTTPRoute for `/v1/`) is diagnosed at a path that is claimed, not
+/// reported unclaimed.
+#[test]
+fn a_host_claimed_only_below_the_root_is_diagnosed_at_its_path() {
+    let yaml = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {name: cilium}
+spec: {controllerName: io.cilium/gateway-controller}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: gw}
+spec:
+  gatewayClassName: cilium
+  listeners: [{name: http, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: otel, namespace: otel}
+spec:
+  parentRefs: [{name: gw, namespace: gw}]
+  hostnames: [otel.example.com]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /v1/}}]
+      backendRefs: [{name: otel, port: 4318}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: otel, namespace: otel}
+spec: {ports: [{port: 4318}]}
+"#;
+    let options = Options::default();
+    let graph = Graph::build(edgecheck_load::load_text("t.yaml", yaml), &options);
+    let a =
+        crate::analyze(&graph, &options, crate::test_support::NOW, &Selection::default(), &[], &[], Diagnose::Hosts);
+    let d = a.diagnoses.iter().find(|d| d.target.host == "otel.example.com").expect("diagnosed");
+    assert_eq!(d.target.target, "http://otel.example.com/v1/");
+    assert_eq!(d.verdict, Verdict::Ok, "{}", d.summary);
+}

@@ -101,3 +101,32 @@ fn input_roots_spelled_several_ways_give_the_same_findings() {
         assert_eq!(findings(&v), findings(&plain), "{spelling}");
     }
 }
+
+/// A file that does not parse is an error, unless the kustomization of its directory leaves it out (nothing
+/// applies it): then a warning.
+#[test]
+fn a_broken_file_no_kustomization_lists_is_a_warning() {
+    let d = Dir::new();
+    d.write(
+        "gpu/kustomization.yaml",
+        "resources:\n  - ./operator.yaml\n  # cluster-policy.yaml intentionally not included\n",
+    );
+    d.write("gpu/operator.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: op, namespace: gpu}\n");
+    let broken = "apiVersion: nvidia.com/v1\nkind: ClusterPolicy\nmetadata: {name: p}\nspec:\n  validator:\n  {}\n  daemonsets: {}\n";
+    d.write("gpu/cluster-policy.yaml", broken);
+    let severity = |v: &serde_json::Value| {
+        v["findings"]
+            .as_array()
+            .expect("f")
+            .iter()
+            .filter(|f| f["code"] == "LOD001")
+            .map(|f| f["severity"].clone())
+            .collect::<Vec<_>>()
+    };
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert_eq!(severity(&v), vec![serde_json::json!("warning")], "{v}");
+    // Near miss: listed, it is applied, and its syntax error is an error.
+    d.write("gpu/kustomization.yaml", "resources:\n  - ./operator.yaml\n  - ./cluster-policy.yaml\n");
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert_eq!(severity(&v), vec![serde_json::json!("error")], "{v}");
+}

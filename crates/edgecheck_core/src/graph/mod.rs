@@ -101,6 +101,9 @@ pub struct Graph {
     pub view_errors: Vec<(ObjId, views::SchemaError)>,
     /// Load problems, passed through from the inventory.
     pub problems: Vec<LoadProblem>,
+    /// Files with a load problem that the kustomization of their own directory does not list: nothing
+    /// applies them (docs/design.md, "What is applied together").
+    pub unlisted_problem_files: std::collections::HashSet<String>,
     /// Documents skipped as not Kubernetes objects.
     pub skipped_documents: usize,
     /// Templates skipped: Helm chart template files, documents with template directives.
@@ -266,6 +269,14 @@ impl Graph {
         }
         let problems: Vec<LoadProblem> =
             problems.into_iter().filter(|p| !p.example || applied_files.contains(&p.file)).collect();
+        let unlisted_problem_files = problems
+            .iter()
+            .filter(|p| {
+                let dir = p.file.rsplit_once('/').map_or("", |(d, _)| d);
+                builds.iter().any(|b| !b.flux && b.dir == dir && !b.files.iter().any(|f| *f == p.file))
+            })
+            .map(|p| p.file.clone())
+            .collect();
         view_errors.retain(|(id, _): &(ObjId, views::SchemaError)| !objects[id.0].source.example);
         for (o, b) in objects.iter_mut().zip(from_builds) {
             // A rendered object's namespace is the build's (the render stage set it).
@@ -296,6 +307,7 @@ impl Graph {
         }
 
         let mut g = Graph {
+            unlisted_problem_files,
             views,
             view_errors,
             problems,

@@ -273,7 +273,7 @@ impl Graph {
             .iter()
             .filter(|p| {
                 let dir = p.file.rsplit_once('/').map_or("", |(d, _)| d);
-                builds.iter().any(|b| !b.flux && b.dir == dir && !b.files.iter().any(|f| *f == p.file))
+                builds.iter().any(|b| !b.flux && b.dir == dir && !b.files.contains(&p.file))
             })
             .map(|p| p.file.clone())
             .collect();

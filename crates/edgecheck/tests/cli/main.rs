@@ -12,5 +12,6 @@ mod placement;
 mod probe;
 mod render;
 mod scan;
+mod schema;
 mod support;
 mod trace;

@@ -28,7 +28,11 @@ fn probe_accepts_only_the_formats_it_renders() {
     for format in ["dot", "mermaid", "html"] {
         let r = edgecheck(d.path(), &["probe", "--format", format, "https://127.0.0.1:1/"]);
         assert_eq!(r.code, 2, "{format}: {}", r.stdout);
-        assert!(r.stderr.contains("[possible values: text, concise, json, sarif, markdown]"), "{format}: {}", r.stderr);
+        assert!(
+            r.stderr.contains("[possible values: text, concise, json, sarif, markdown, github, gitlab]"),
+            "{format}: {}",
+            r.stderr
+        );
     }
 }
 
@@ -43,7 +47,12 @@ fn help_lists_the_commands_in_the_order_people_use_them() {
         .take_while(|l| !l.is_empty())
         .filter_map(|l| l.split_whitespace().next())
         .collect();
-    assert_eq!(order, ["lint", "scan", "trace", "probe", "rbac", "checks", "explain", "help"], "{}", r.stdout);
+    assert_eq!(
+        order,
+        ["lint", "scan", "trace", "probe", "rbac", "checks", "explain", "completions", "man", "help"],
+        "{}",
+        r.stdout
+    );
 }
 
 #[test]

@@ -8,7 +8,7 @@ const PASSWORD: &str = "Pw-CANARY-9c2e71";
 /// A numeric value: the canary for wrongly typed fields (env values, ConfigMap data), which serde quotes.
 const NUMBER: &str = "8675309123456";
 
-const FORMATS: [&str; 7] = ["text", "json", "sarif", "markdown", "dot", "mermaid", "html"];
+const FORMATS: [&str; 9] = ["text", "json", "sarif", "markdown", "dot", "mermaid", "html", "github", "gitlab"];
 
 fn status_dump() -> String {
     let url = format!("https://bot:{PASSWORD}@git.example.internal/acme/platform.git");
@@ -157,15 +157,18 @@ fn control_characters_in_names_and_messages_are_escaped() {
         };
         assert_ne!(r.code, 101, "panic: {}", r.stderr);
         // JSON escapes control characters; a bidi override is printable there, and escaped by the human formats.
-        let hostile: &[char] =
-            if matches!(format, "json" | "sarif") { &['\u{1b}', '\u{7}'] } else { &['\u{1b}', '\u{7}', '\u{202e}'] };
+        let hostile: &[char] = if matches!(format, "json" | "sarif" | "gitlab") {
+            &['\u{1b}', '\u{7}']
+        } else {
+            &['\u{1b}', '\u{7}', '\u{202e}']
+        };
         for &c in hostile {
             assert!(!r.stdout.contains(c), "{format} output holds a raw {c:?}:\n{}", r.stdout);
             assert!(!r.stderr.contains(c), "{format} stderr holds a raw {c:?}:\n{}", r.stderr);
         }
         match format {
             // JSON keeps the real name, as JSON escapes (lossless for programs).
-            "json" | "sarif" => assert!(r.stdout.contains("\\u001b"), "{format}: {}", r.stdout),
+            "json" | "sarif" | "gitlab" => assert!(r.stdout.contains("\\u001b"), "{format}: {}", r.stdout),
             // The human formats show the escape.
             // Mermaid writes the backslash and braces as entities.
             "mermaid" => assert!(r.stdout.contains("#92;u#123;1b#125;"), "{format}: {}", r.stdout),

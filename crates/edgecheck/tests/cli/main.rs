@@ -14,4 +14,5 @@ mod render;
 mod scan;
 mod schema;
 mod support;
+mod toolbox;
 mod trace;

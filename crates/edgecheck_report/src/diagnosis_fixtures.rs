@@ -234,6 +234,7 @@ pub fn with_report<T>(f: impl FnOnce(&Report<'_>) -> T) -> T {
         group_by_object: false,
         diagnoses: &diagnoses,
         trace: false,
+        render_tools: &[],
         observations: &[],
     })
 }

@@ -118,6 +118,7 @@ mod tests {
             group_by_object: false,
             diagnoses: &[],
             trace: false,
+            render_tools: &[],
             observations: &[],
         };
         let out = render_github(&r);

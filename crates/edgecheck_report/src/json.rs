@@ -212,7 +212,11 @@ impl Serialize for Doc<'_> {
         let s = r.summary;
         let mut m = ser.serialize_map(None)?;
         m.serialize_entry("version", &1)?;
-        m.serialize_entry("tool", &json!({"name": "edgecheck", "version": r.version}))?;
+        let mut tool = json!({"name": "edgecheck", "version": r.version});
+        if !r.render_tools.is_empty() {
+            tool["renderers"] = r.render_tools.into();
+        }
+        m.serialize_entry("tool", &tool)?;
         m.serialize_entry("findings", &Findings(r.findings))?;
         m.serialize_entry("diagnoses", &Diagnoses(r.diagnoses))?;
         m.serialize_entry("objects", &Objects(r.objects))?;

@@ -46,6 +46,9 @@ pub struct Report<'a> {
     pub summary: &'a Summary,
     /// The edgecheck version, for JSON's `tool` and SARIF's `tool.driver`.
     pub version: &'a str,
+    /// The render tools that built what was checked, as they name their versions (`helm v3.17.1`,
+    /// `kubectl kustomize v5.5.0`): JSON's `tool.renderers`, SARIF's `tool.extensions`.
+    pub render_tools: &'a [String],
     /// Text groups by the finding's object first (a probe's targets), then by layer.
     pub group_by_object: bool,
     /// Diagnoses: one per traced URL (`trace`), or one per host the inventory claims (`lint`, `scan`).
@@ -189,6 +192,7 @@ mod tests {
             group_by_object: false,
             diagnoses: &[],
             trace: false,
+            render_tools: &[],
             observations: &[],
         })
     }
@@ -265,6 +269,34 @@ mod tests {
         assert_eq!(rules[idx]["id"], "LOD001");
     }
 
+    /// The render tools' versions: JSON's `tool.renderers`, SARIF's `tool.extensions` (still valid SARIF).
+    #[test]
+    fn render_tools_are_named_with_their_versions() {
+        let (findings, objects, summary) = (fixtures::findings(), fixtures::objects(), fixtures::summary());
+        let tools = ["helm v3.17.1".to_string(), "kubectl kustomize v5.5.0".to_string(), "kustomize".to_string()];
+        let r = Report {
+            findings: &findings,
+            objects: &objects,
+            summary: &summary,
+            version: "1.2.3",
+            render_tools: &tools,
+            group_by_object: false,
+            diagnoses: &[],
+            trace: false,
+            observations: &[],
+        };
+        let v: serde_json::Value = serde_json::from_str(&render_json(&r)).expect("json");
+        assert_eq!(v["tool"]["renderers"], serde_json::json!(tools));
+        let sarif: serde_json::Value = serde_json::from_str(&render_sarif(&r)).expect("sarif");
+        assert_eq!(
+            sarif["runs"][0]["tool"]["extensions"],
+            serde_json::json!([{"name": "helm", "version": "v3.17.1"}, {"name": "kubectl kustomize", "version": "v5.5.0"},
+                               {"name": "kustomize"}])
+        );
+        let errors = validate("resources/sarif-schema-2.1.0.json", &sarif);
+        assert!(errors.is_empty(), "{errors:#?}");
+    }
+
     #[test]
     fn diagram_formats_parse_and_dispatch() {
         assert_eq!(Format::parse("dot"), Some(Format::Dot));
@@ -291,6 +323,7 @@ mod tests {
             group_by_object: false,
             diagnoses: &diagnoses,
             trace: false,
+            render_tools: &[],
             observations: &[],
         };
         let note = "nothing wrong found (edgecheck trace draws the path)";
@@ -330,6 +363,7 @@ mod tests {
             group_by_object: false,
             diagnoses: &[],
             trace: false,
+            render_tools: &[],
             observations: &[],
         };
         let out = render(&r, Format::Github, false);

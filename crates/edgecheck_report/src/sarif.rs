@@ -74,7 +74,18 @@ pub fn render_sarif(r: &Report<'_>) -> String {
             })
         })
         .collect();
-    let doc = json!({
+    // The render tools as SARIF tool components: `helm v3.17.1` is {name: helm, version: v3.17.1}.
+    let extensions: Vec<Value> = r
+        .render_tools
+        .iter()
+        .map(|t| match t.rsplit_once(' ') {
+            Some((name, version)) if version.starts_with(|c: char| c == 'v' || c.is_ascii_digit()) => {
+                json!({"name": name, "version": version})
+            }
+            _ => json!({"name": t}),
+        })
+        .collect();
+    let mut doc = json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
         "runs": [{
@@ -87,6 +98,9 @@ pub fn render_sarif(r: &Report<'_>) -> String {
             "results": results,
         }],
     });
+    if !extensions.is_empty() {
+        doc["runs"][0]["tool"]["extensions"] = extensions.into();
+    }
     let mut out = serde_json::to_string_pretty(&doc).unwrap_or_default();
     out.push('\n');
     out

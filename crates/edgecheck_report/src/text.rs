@@ -409,6 +409,7 @@ spec:
             group_by_object: false,
             diagnoses: &[],
             trace: false,
+            render_tools: &[],
             observations: &[],
         })
     }

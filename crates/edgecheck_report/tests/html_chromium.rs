@@ -169,6 +169,7 @@ fn page(d: &Diagnosis) -> String {
         group_by_object: false,
         diagnoses: &diagnoses,
         trace: true,
+        render_tools: &[],
         observations: &[],
     };
     render(&report, Format::Html, false)

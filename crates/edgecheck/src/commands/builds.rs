@@ -39,10 +39,30 @@ pub fn options(args: &RenderArgs, inv: &InventoryArgs, loaded: &config::Loaded) 
 /// Renders the builds of `inv`; with `--show-builds`, lists them on stderr-free stdout first.
 pub fn apply(inv: Inventory, args: &RenderArgs, opts: &RenderOptions) -> anyhow::Result<Inventory> {
     let inv = edgecheck_render::render(inv, opts);
+    // A cluster the inputs do not name would silently lint nothing of it.
+    if let Some(c) = &opts.cluster {
+        if !inv.clusters.contains(c) {
+            let found = if inv.clusters.is_empty() { "none".to_string() } else { inv.clusters.join(", ") };
+            anyhow::bail!("--cluster {c}: no build targets a cluster of that name; clusters found: {found}");
+        }
+    }
     if args.show_builds {
         super::write_stdout(&listing(&inv.rendered))?;
     }
     Ok(inv)
+}
+
+/// The tools that rendered (or whose cache gave) what was checked, each once, as they name their versions
+/// (`helm v3.17.1`): the report's `tool.renderers`.
+pub fn tools(records: &[BuildRecord]) -> Vec<String> {
+    let mut tools: Vec<String> = records
+        .iter()
+        .filter(|r| !matches!(r.state, BuildState::NotRendered(_)))
+        .filter_map(|r| r.tool.clone())
+        .collect();
+    tools.sort();
+    tools.dedup();
+    tools
 }
 
 /// One line per build: name, kind and path, tool, cluster, state.

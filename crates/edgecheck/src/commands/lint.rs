@@ -180,11 +180,13 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
             let summary = p.analysis.summary(&p.graph);
             add(&mut total, &summary);
             let objects = p.analysis.object_entries(&p.graph);
+            let render_tools = super::builds::tools(&p.graph.rendered);
             let report = Report {
                 findings: &p.analysis.findings,
                 objects: &objects,
                 summary: &summary,
                 version,
+                render_tools: &render_tools,
                 group_by_object: false,
                 diagnoses: &p.analysis.diagnoses,
                 trace: false,
@@ -218,7 +220,9 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
     let mut diagnoses = Vec::new();
     let mut objects = Vec::new();
     let mut total = edgecheck_checks::Summary::default();
+    let mut rendered = Vec::new();
     for p in parts {
+        rendered.extend(p.graph.rendered.iter().cloned());
         let offset = findings.len();
         findings.extend(p.analysis.findings.iter().cloned());
         diagnoses.extend(p.analysis.diagnoses.iter().cloned().map(|mut d| {
@@ -228,11 +232,13 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
         objects.extend(p.analysis.object_entries(&p.graph));
         add(&mut total, &p.analysis.summary(&p.graph));
     }
+    let render_tools = super::builds::tools(&rendered);
     let report = Report {
         findings: &findings,
         objects: &objects,
         summary: &total,
         version,
+        render_tools: &render_tools,
         group_by_object: false,
         diagnoses: &diagnoses,
         trace: false,
@@ -339,11 +345,13 @@ pub fn emit_with(
     summary.targets = observations.map_or(0, <[_]>::len);
     let by_target = observations.is_some();
     let objects = analysis.object_entries(graph);
+    let render_tools = super::builds::tools(&graph.rendered);
     let report = Report {
         findings: &analysis.findings,
         objects: &objects,
         summary: &summary,
         version: env!("CARGO_PKG_VERSION"),
+        render_tools: &render_tools,
         group_by_object: by_target,
         diagnoses: &analysis.diagnoses,
         trace: false,

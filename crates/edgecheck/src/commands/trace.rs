@@ -75,11 +75,13 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let mut summary = analysis.summary(&graph);
     summary.targets = observations.len();
     let objects = analysis.object_entries(&graph);
+    let render_tools = super::builds::tools(&graph.rendered);
     let report = Report {
         findings: &analysis.findings,
         objects: &objects,
         summary: &summary,
         version: env!("CARGO_PKG_VERSION"),
+        render_tools: &render_tools,
         group_by_object: false,
         diagnoses,
         trace: true,

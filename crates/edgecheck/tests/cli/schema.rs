@@ -146,3 +146,27 @@ fn the_version_is_in_json_and_sarif() {
     let v = json(&edgecheck(&root, &["lint", "--format", "json", "examples/clean"]));
     assert_eq!(v["tool"], serde_json::json!({"name": "edgecheck", "version": env!("CARGO_PKG_VERSION")}));
 }
+
+/// The render tools' versions are in JSON's `tool.renderers` and SARIF's `tool.extensions` (when kustomize
+/// or kubectl is here to render a kustomization).
+#[test]
+fn the_render_tools_are_named_with_their_versions() {
+    let d = Dir::new();
+    d.write("app/kustomization.yaml", "namespace: shop\nresources: [svc.yaml]\n");
+    d.write("app/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: web}\nspec: {ports: [{port: 80}]}\n");
+    let v = json(&edgecheck(d.path(), &["lint", "--format", "json", "."]));
+    if v["summary"]["rendered_objects"] == 0 {
+        eprintln!("nothing rendered (no kustomize or kubectl here): {}", v["findings"]);
+        assert!(v["tool"].get("renderers").is_none());
+        return;
+    }
+    let renderers = v["tool"]["renderers"].as_array().expect("tool.renderers");
+    assert_eq!(renderers.len(), 1, "{renderers:?}");
+    let name = renderers[0].as_str().unwrap_or_default();
+    assert!(name.contains("kustomize v"), "{name}");
+    let r = edgecheck(d.path(), &["lint", "--format", "sarif", "."]);
+    let sarif: serde_json::Value = serde_json::from_str(&r.stdout).expect("sarif");
+    let ext = &sarif["runs"][0]["tool"]["extensions"][0];
+    assert!(ext["name"].as_str().is_some_and(|n| n.ends_with("kustomize")), "{ext}");
+    assert!(ext["version"].as_str().is_some_and(|v| name.ends_with(v)), "{ext}");
+}

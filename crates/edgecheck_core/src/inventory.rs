@@ -156,6 +156,9 @@ pub struct Inventory {
     pub rendered: Vec<BuildRecord>,
     /// Objects no build applies, in a repository that has builds.
     pub loose: usize,
+    /// The clusters the builds target (Argo CD destinations, Flux cluster trees), as the render stage found
+    /// them; what `--cluster` may name.
+    pub clusters: Vec<String>,
 }
 
 /// One build found in the inputs and what became of it.

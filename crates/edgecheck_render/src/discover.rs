@@ -153,6 +153,8 @@ pub struct World<'a> {
     /// How each checkout's root is spelled in `Source::file` (`examples/shop/`, `` for the current
     /// directory).
     pub prefixes: &'a [Option<String>],
+    /// Which cluster tree a file is in.
+    pub trees: &'a crate::clusters::Trees,
 }
 
 impl World<'_> {
@@ -185,9 +187,9 @@ impl World<'_> {
         if all.len() <= 1 || agree(&all) {
             return all.first().copied();
         }
-        let mine = o.source.file.as_deref().and_then(cluster_of_path);
+        let mine = o.source.file.as_deref().and_then(|f| self.trees.of(f));
         let same: Vec<&Object> =
-            all.into_iter().filter(|c| c.source.file.as_deref().and_then(cluster_of_path) == mine).collect();
+            all.into_iter().filter(|c| c.source.file.as_deref().and_then(|f| self.trees.of(f)) == mine).collect();
         (same.len() == 1 || (!same.is_empty() && agree(&same))).then(|| same[0])
     }
 

@@ -7,6 +7,7 @@
 
 mod appset;
 mod cache;
+mod clusters;
 mod discover;
 pub mod envsubst;
 mod helm_cache;
@@ -24,7 +25,7 @@ use edgecheck_core::inventory::{BuildRecord, BuildState, NotRendered};
 use edgecheck_core::{Build, Inventory, LoadProblem, LoadProblemKind, Object};
 use rayon::prelude::*;
 
-use discover::{cluster_of_path, How, Spec, World};
+use discover::{How, Spec, World};
 
 /// Whether to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -109,8 +110,10 @@ impl Outcome {
 /// builds comes back as it was.
 pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut files: Vec<Object> = std::mem::take(&mut inv.objects);
+    let trees = clusters::Trees::find(&files);
+    inv.clusters = known_clusters(&files, &trees);
     if let Some(c) = &opts.cluster {
-        files.retain(|o| o.source.file.as_deref().and_then(cluster_of_path).is_none_or(|x| x == c));
+        files.retain(|o| o.source.file.as_deref().and_then(|f| trees.of(f)).is_none_or(|x| x == c));
     }
     let prefixes = prefixes(&files, &inv);
     let object_files: HashSet<String> = files.iter().filter_map(|o| o.source.file.clone()).collect();
@@ -143,11 +146,11 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             let mut objects = current(&files, &specs, &outcomes);
             let unlisted = unlisted_flux_files(&ctx, &specs, &outcomes, &objects);
             objects.retain(|o| !(is_flux_build(o) && o.source.file.as_deref().is_some_and(|f| unlisted.contains(f))));
-            let world = World { objects, repos: &inv.repos, prefixes: &prefixes };
+            let world = World { objects, repos: &inv.repos, prefixes: &prefixes, trees: &trees };
             let mut found = discover::controllers(&world);
             found.extend(plain_roots(&inv.builds, &included, &app_charts, &found, &ctx));
             let mut found = dedupe(found);
-            assign_clusters(&mut found);
+            assign_clusters(&mut found, &trees);
             if let Some(c) = &opts.cluster {
                 found.retain(|s| s.cluster.as_deref().is_none_or(|x| x == c));
             }
@@ -415,10 +418,10 @@ fn unlisted_flux_files(
 
 /// The cluster of each build: its own (an Argo CD destination), else that of the `clusters/<name>` tree its
 /// object's file is in, else that of the build that rendered its object.
-fn assign_clusters(specs: &mut [Spec]) {
+fn assign_clusters(specs: &mut [Spec], trees: &clusters::Trees) {
     for s in specs.iter_mut() {
         if s.cluster.is_none() && s.from.is_none() {
-            s.cluster = s.file.as_deref().and_then(cluster_of_path).map(str::to_string);
+            s.cluster = s.file.as_deref().and_then(|f| trees.of(f)).map(str::to_string);
         }
     }
     for _ in 0..8 {
@@ -427,7 +430,7 @@ fn assign_clusters(specs: &mut [Spec]) {
         let mut changed = false;
         for s in specs.iter_mut().filter(|s| s.cluster.is_none()) {
             let inherited = s.from.as_ref().and_then(|f| by_name.get(f).cloned().flatten());
-            let own = || s.file.as_deref().and_then(cluster_of_path).map(str::to_string);
+            let own = || s.file.as_deref().and_then(|f| trees.of(f)).map(str::to_string);
             if let Some(c) = inherited.or_else(own) {
                 s.cluster = Some(c);
                 changed = true;
@@ -437,6 +440,27 @@ fn assign_clusters(specs: &mut [Spec]) {
             break;
         }
     }
+}
+
+/// The clusters the inputs name: Flux cluster trees (and `clusters/<name>` directories), Argo CD
+/// Applications' destinations (`name`, or a `server` other than the local one).
+fn known_clusters(files: &[Object], trees: &clusters::Trees) -> Vec<String> {
+    let mut out: Vec<String> = trees.names().map(str::to_string).collect();
+    for o in files {
+        let from_path = o.source.file.as_deref().and_then(|f| trees.of(f)).map(str::to_string);
+        let dest = |k: &str| o.value.pointer(&format!("/spec/destination/{k}")).and_then(|v| v.as_str());
+        let from_app = (o.kind.group == "argoproj.io" && o.kind.kind == "Application")
+            .then(|| dest("name").or_else(|| dest("server").filter(|u| *u != "https://kubernetes.default.svc")))
+            .flatten()
+            .map(str::to_string);
+        for c in [from_path, from_app].into_iter().flatten() {
+            if !out.contains(&c) {
+                out.push(c);
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// One spec per key; names made unique.
@@ -842,10 +866,13 @@ fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
 mod tests {
     #[test]
     fn clusters_are_read_from_flux_trees() {
-        assert_eq!(super::cluster_of_path("clusters/prod/apps.yaml"), Some("prod"));
-        assert_eq!(super::cluster_of_path("kubernetes/clusters/main/flux-system/gotk-sync.yaml"), Some("main"));
-        assert_eq!(super::cluster_of_path("clusters/README.yaml"), None);
-        assert_eq!(super::cluster_of_path("apps/web/ingress.yaml"), None);
+        assert_eq!(super::discover::cluster_of_path("clusters/prod/apps.yaml"), Some("prod"));
+        assert_eq!(
+            super::discover::cluster_of_path("kubernetes/clusters/main/flux-system/gotk-sync.yaml"),
+            Some("main")
+        );
+        assert_eq!(super::discover::cluster_of_path("clusters/README.yaml"), None);
+        assert_eq!(super::discover::cluster_of_path("apps/web/ingress.yaml"), None);
     }
 
     #[test]

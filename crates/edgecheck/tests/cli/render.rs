@@ -834,30 +834,39 @@ fn oci_chart_refs_name_the_chart_they_pull() {
 
 #[test]
 fn cluster_selects_one_clusters_builds_and_files() {
+    // Flux's documented layout, and trees told apart only by where their self-applying roots sit.
+    for layout in ["clusters", "kubernetes"] {
+        two_clusters(layout);
+    }
+}
+
+/// Two clusters' Flux trees under `{layout}/prod` and `{layout}/lab`, each with its own settings and Gateway,
+/// sharing `apps/portal`.
+fn two_clusters(layout: &str) {
     let d = checkout();
     for (cluster, domain) in [("prod", "example.com"), ("lab", "example.org")] {
         d.write(
-            &format!("clusters/{cluster}/flux-system/gotk-sync.yaml"),
-            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{cluster}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+            &format!("{layout}/{cluster}/flux-system/gotk-sync.yaml"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./{layout}/{cluster}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
         );
-        d.write(&format!("clusters/{cluster}/flux-system/kustomization.yaml"), "resources: [gotk-sync.yaml]\n");
+        d.write(&format!("{layout}/{cluster}/flux-system/kustomization.yaml"), "resources: [gotk-sync.yaml]\n");
         d.write(
-            &format!("clusters/{cluster}/apps.yaml"),
+            &format!("{layout}/{cluster}/apps.yaml"),
             format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: portal, namespace: flux-system}}\nspec:\n  path: ./apps/portal\n  targetNamespace: portal-{cluster}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n  postBuild: {{substituteFrom: [{{kind: ConfigMap, name: cluster-settings}}]}}\n"),
         );
         // Each cluster has its own settings under the same name: each build reads its own cluster's.
         d.write(
-            &format!("clusters/{cluster}/settings.yaml"),
+            &format!("{layout}/{cluster}/settings.yaml"),
             format!("apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: cluster-settings, namespace: flux-system}}\ndata: {{DOMAIN: {domain}}}\n"),
         );
     }
     d.write(
-        "clusters/prod/gateway.yaml",
+        &format!("{layout}/prod/gateway.yaml"),
         "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: cilium}\nspec: {controllerName: io.cilium/gateway-controller}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: main, namespace: gateway}\nspec:\n  gatewayClassName: cilium\n  listeners:\n    - {name: http, port: 80, protocol: HTTP, hostname: \"*.example.com\", allowedRoutes: {namespaces: {from: All}}}\n",
     );
     d.write(
-        "clusters/lab/gateway.yaml",
-        std::fs::read_to_string(d.path().join("clusters/prod/gateway.yaml"))
+        &format!("{layout}/lab/gateway.yaml"),
+        std::fs::read_to_string(d.path().join(format!("{layout}/prod/gateway.yaml")))
             .expect("gw")
             .replace("example.com", "example.org"),
     );
@@ -885,4 +894,8 @@ fn cluster_selects_one_clusters_builds_and_files() {
         v["diagnoses"].as_array().expect("d").iter().filter_map(|d| d["host"].as_str()).collect();
     hosts.sort_unstable();
     assert_eq!(hosts, vec!["portal.example.com", "portal.example.org"], "{v}");
+    // A cluster no build targets is bad usage, naming the clusters there are.
+    let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--cluster", "staging"]);
+    assert_eq!(r.code, 2, "{}", r.stderr);
+    assert!(r.stderr.contains("--cluster staging") && r.stderr.contains("lab, prod"), "{}", r.stderr);
 }

@@ -203,6 +203,7 @@ impl Graph {
             unchecked,
             rendered,
             loose,
+            clusters: _,
         } = inventory;
         // Status is trusted per object (docs/design.md "Live status"): only what the API server wrote.
         if !options.trust_file_status {

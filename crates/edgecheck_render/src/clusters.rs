@@ -1,0 +1,113 @@
+//! Which cluster a file belongs to. A repository that drives several clusters lays each one's tree out
+//! under its own directory: `clusters/<name>/` (Flux's documented layout), or any other place the trees'
+//! Flux roots sit (`kubernetes/cluster-0/flux/…` beside `kubernetes/nas-1/flux/…`). A root is a Flux
+//! `Kustomization` read from a file whose `spec.path` holds that file: bootstrap applied it, and it applies
+//! itself. With two roots or more, each root's tree is the directory down to the first segment where the
+//! roots' paths differ, named by that segment.
+
+use edgecheck_core::namespaces::join_path;
+use edgecheck_core::Object;
+use serde_json::Value;
+
+/// The cluster trees of a repository: (name, directory as files are spelled).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Trees {
+    trees: Vec<(String, String)>,
+}
+
+impl Trees {
+    /// The trees of the self-applying Flux roots among `files`; none for fewer than two roots.
+    pub fn find(files: &[Object]) -> Trees {
+        let mut roots: Vec<String> = Vec::new();
+        for o in files.iter().filter(|o| o.source.build.is_none() && !o.source.example) {
+            if o.kind.group != "kustomize.toolkit.fluxcd.io" || o.kind.kind != "Kustomization" {
+                continue;
+            }
+            let (Some(file), Some((_, rel))) = (o.source.file.as_deref(), &o.source.repo_path) else { continue };
+            let Some(path) = o.value.pointer("/spec/path").and_then(Value::as_str) else { continue };
+            let path = edgecheck_core::graph::normalize_rel_path(path);
+            if !edgecheck_core::graph::under_dir(rel, &path) {
+                continue;
+            }
+            // The root's directory as files are spelled: the file's prefix before its repository path, then
+            // the path.
+            let prefix = file.strip_suffix(rel.as_str()).unwrap_or("").trim_end_matches('/');
+            let dir = join_path(prefix, &path);
+            if !roots.contains(&dir) {
+                roots.push(dir);
+            }
+        }
+        if roots.len() < 2 {
+            return Trees::default();
+        }
+        let split: Vec<Vec<&str>> = roots.iter().map(|r| r.split('/').collect()).collect();
+        let common = (0..).take_while(|&i| split.iter().all(|s| s.len() > i && s[i] == split[0][i])).count();
+        let mut trees: Vec<(String, String)> = Vec::new();
+        for s in &split {
+            // A root that is an ancestor of the others names no tree of its own.
+            let Some(name) = s.get(common) else { continue };
+            let dir = s[..=common].join("/");
+            if !trees.iter().any(|(_, d)| *d == dir) {
+                trees.push(((*name).to_string(), dir));
+            }
+        }
+        if trees.len() < 2 {
+            return Trees::default();
+        }
+        Trees { trees }
+    }
+
+    /// The cluster of a file: the tree it is in, else the `clusters/<name>` directory it is in.
+    pub fn of<'a>(&'a self, file: &'a str) -> Option<&'a str> {
+        self.trees
+            .iter()
+            .find(|(_, d)| edgecheck_core::graph::under_dir(file, d))
+            .map(|(n, _)| n.as_str())
+            .or_else(|| crate::discover::cluster_of_path(file))
+    }
+
+    /// The names of the trees found.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.trees.iter().map(|(n, _)| n.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn root(file: &str, rel: &str, path: &str) -> Object {
+        let text = format!(
+            "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec: {{path: {path}}}\n"
+        );
+        let mut o = edgecheck_load::load_text(file, &text).objects.remove(0);
+        o.source.repo_path = Some((0, rel.to_string()));
+        o
+    }
+
+    #[test]
+    fn trees_are_where_the_self_applying_roots_differ() {
+        let files = vec![
+            root(
+                "repo/kubernetes/cluster-0/flux/config/flux.yaml",
+                "kubernetes/cluster-0/flux/config/flux.yaml",
+                "./kubernetes/cluster-0/flux",
+            ),
+            root(
+                "repo/kubernetes/nas-1/flux/config/flux.yaml",
+                "kubernetes/nas-1/flux/config/flux.yaml",
+                "./kubernetes/nas-1/flux",
+            ),
+        ];
+        let t = Trees::find(&files);
+        assert_eq!(t.names().collect::<Vec<_>>(), ["cluster-0", "nas-1"]);
+        assert_eq!(t.of("repo/kubernetes/nas-1/apps/web/ks.yaml"), Some("nas-1"));
+        assert_eq!(t.of("repo/kubernetes/components/common/x.yaml"), None, "shared by both");
+        assert_eq!(t.of("repo/clusters/prod/x.yaml"), Some("prod"), "the documented layout still counts");
+        // One root: one cluster, no trees.
+        assert_eq!(Trees::find(&files[..1]), Trees::default());
+        // A Kustomization whose path does not hold its own file is no root.
+        let other = root("repo/kubernetes/apps/ks.yaml", "kubernetes/apps/ks.yaml", "./kubernetes/apps/web");
+        assert_eq!(Trees::find(&[files[0].clone(), other]), Trees::default());
+    }
+}

@@ -9,7 +9,8 @@ need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 [ -f /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
 # What the tests need: package[:binary] (the binary is the package's name unless given)
-for spec in nginx haproxy chromium graphviz:dot; do
+# (zsh and fish check the generated completions' syntax, `zsh -n` and `fish -n`)
+for spec in nginx haproxy chromium graphviz:dot zsh fish; do
   pkg="${spec%%:*}" bin="${spec#*:}"
   command -v "$bin" >/dev/null 2>&1 || [ -x "/usr/sbin/$bin" ] || need+=("$pkg")
 done
@@ -50,3 +51,10 @@ fi
 cargo fmt --all -- --check
 cargo clippy --workspace --all-targets --locked -- -D warnings
 cargo test --workspace --locked
+
+# The documented install (`cargo install --locked --path crates/edgecheck`), in the debug profile and the
+# tests' target directory so that it reuses what the tests built; the installed binary must run.
+root="$(mktemp -d)"
+trap 'rm -rf "$root"' EXIT
+cargo install --locked --quiet --path crates/edgecheck --debug --root "$root" --target-dir target
+"$root/bin/edgecheck" --version

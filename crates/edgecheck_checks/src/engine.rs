@@ -245,6 +245,10 @@ pub struct ObjectEntry {
     pub line: Option<u32>,
     /// The build that rendered it (docs/design.md "Builds").
     pub build: Option<String>,
+    /// The root it was linted in, when a run has several.
+    pub root: Option<String>,
+    /// The cluster whose inventory holds it, when the builds name one.
+    pub cluster: Option<String>,
     /// Health, when assessed.
     pub health: Option<crate::model::Health>,
     /// Expected conditions (Gateway API kinds).
@@ -334,6 +338,8 @@ impl Analysis {
                 object: o.to_ref(),
                 file: o.source.file.clone(),
                 build: o.source.build.as_deref().map(str::to_string),
+                root: None,
+                cluster: None,
                 line: o.source.line,
                 health: self.model.health_of(id).cloned(),
                 expected_conditions: self.model.gateway.of(id).to_vec(),

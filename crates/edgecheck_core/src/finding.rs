@@ -38,6 +38,10 @@ pub struct Finding {
     pub hosts: Vec<String>,
     /// The build that rendered `object` (docs/design.md "Builds"), when one did.
     pub build: Option<String>,
+    /// The root (a repository linted apart) the finding's inventory is, when a run has several.
+    pub root: Option<String>,
+    /// The cluster the finding's inventory is (docs/design.md "Builds"), when the builds name one.
+    pub cluster: Option<String>,
     /// Where related objects are (rustc's `note:` spans): the field of a related object the fix must change
     /// (a check's [`FindingBuilder::note_at`]), else the related object itself (filled in by the engine).
     pub notes: Vec<Note>,
@@ -107,6 +111,8 @@ impl<'a> Findings<'a> {
             ignore_annotation: object.annotation(IGNORE_ANNOTATION).map(str::to_string),
             port: None,
             hosts: Vec::new(),
+            root: None,
+            cluster: None,
             build: object.source.build.as_deref().map(str::to_string),
             notes: Vec::new(),
         };
@@ -130,6 +136,8 @@ impl<'a> Findings<'a> {
             ignore_annotation: None,
             port: None,
             hosts: Vec::new(),
+            root: None,
+            cluster: None,
             build: None,
             notes: Vec::new(),
         };

@@ -67,6 +67,7 @@ impl Trees {
     }
 
     /// The names of the trees found.
+    #[cfg(test)]
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.trees.iter().map(|(n, _)| n.as_str())
     }

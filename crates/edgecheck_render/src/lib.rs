@@ -111,10 +111,6 @@ impl Outcome {
 pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut files: Vec<Object> = std::mem::take(&mut inv.objects);
     let trees = clusters::Trees::find(&files);
-    inv.clusters = known_clusters(&files, &trees);
-    if let Some(c) = &opts.cluster {
-        files.retain(|o| o.source.file.as_deref().and_then(|f| trees.of(f)).is_none_or(|x| x == c));
-    }
     let prefixes = prefixes(&files, &inv);
     let object_files: HashSet<String> = files.iter().filter_map(|o| o.source.file.clone()).collect();
     let kustomizations: HashMap<&str, &Build> =
@@ -151,6 +147,12 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             found.extend(plain_roots(&inv.builds, &included, &app_charts, &found, &ctx));
             let mut found = dedupe(found);
             assign_clusters(&mut found, &trees);
+            // The clusters builds target, before --cluster keeps one: what it may name.
+            for c in found.iter().filter_map(|s| s.cluster.as_ref()) {
+                if !inv.clusters.contains(c) {
+                    inv.clusters.push(c.clone());
+                }
+            }
             if let Some(c) = &opts.cluster {
                 found.retain(|s| s.cluster.as_deref().is_none_or(|x| x == c));
             }
@@ -172,6 +174,12 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         }
     }
 
+    inv.clusters.sort();
+    // Another cluster's builds were found (so what they reach is no plain root here) but not rendered; its
+    // files are not in this cluster's inventory.
+    if let Some(c) = &opts.cluster {
+        files.retain(|o| o.source.file.as_deref().and_then(|f| trees.of(f)).is_none_or(|x| x == c));
+    }
     // The inventory: what the builds rendered, then the files they do not replace.
     let mut replaced: HashSet<&str> = HashSet::new();
     let mut applied: HashSet<&str> = HashSet::new();
@@ -440,27 +448,6 @@ fn assign_clusters(specs: &mut [Spec], trees: &clusters::Trees) {
             break;
         }
     }
-}
-
-/// The clusters the inputs name: Flux cluster trees (and `clusters/<name>` directories), Argo CD
-/// Applications' destinations (`name`, or a `server` other than the local one).
-fn known_clusters(files: &[Object], trees: &clusters::Trees) -> Vec<String> {
-    let mut out: Vec<String> = trees.names().map(str::to_string).collect();
-    for o in files {
-        let from_path = o.source.file.as_deref().and_then(|f| trees.of(f)).map(str::to_string);
-        let dest = |k: &str| o.value.pointer(&format!("/spec/destination/{k}")).and_then(|v| v.as_str());
-        let from_app = (o.kind.group == "argoproj.io" && o.kind.kind == "Application")
-            .then(|| dest("name").or_else(|| dest("server").filter(|u| *u != "https://kubernetes.default.svc")))
-            .flatten()
-            .map(str::to_string);
-        for c in [from_path, from_app].into_iter().flatten() {
-            if !out.contains(&c) {
-                out.push(c);
-            }
-        }
-    }
-    out.sort();
-    out
 }
 
 /// One spec per key; names made unique.

@@ -34,6 +34,8 @@ fn finding(code: &str, severity: Severity, object: ObjectRef, file: &str, line: 
         ignore_annotation: None,
         port: None,
         hosts: Vec::new(),
+        root: None,
+        cluster: None,
         build: None,
         notes: vec![],
     }

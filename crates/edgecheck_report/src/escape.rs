@@ -93,6 +93,8 @@ fn finding(f: &Finding) -> Finding {
         evidence: f.evidence.iter().map(|e| line(e)).collect(),
         fix: f.fix.as_deref().map(line),
         patch: f.patch.as_deref().map(line),
+        root: f.root.as_deref().map(line),
+        cluster: f.cluster.as_deref().map(line),
         notes: f
             .notes
             .iter()

@@ -53,6 +53,12 @@ pub fn finding_json(f: &Finding) -> Value {
     if let Some(build) = &f.build {
         m.insert("build".into(), build.clone().into());
     }
+    if let Some(root) = &f.root {
+        m.insert("root".into(), root.clone().into());
+    }
+    if let Some(cluster) = &f.cluster {
+        m.insert("cluster".into(), cluster.clone().into());
+    }
     m.insert("message".into(), f.message.clone().into());
     m.insert("evidence".into(), f.evidence.iter().cloned().map(Value::from).collect());
     if let Some(fix) = &f.fix {
@@ -285,6 +291,12 @@ impl Serialize for ObjectJson<'_> {
         }
         if let Some(b) = &o.build {
             m.serialize_entry("build", b)?;
+        }
+        if let Some(r) = &o.root {
+            m.serialize_entry("root", r)?;
+        }
+        if let Some(c) = &o.cluster {
+            m.serialize_entry("cluster", c)?;
         }
         m.end()
     }

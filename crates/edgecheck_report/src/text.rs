@@ -394,6 +394,8 @@ spec:
             ignore_annotation: None,
             port: Some(443),
             hosts: Vec::new(),
+            root: None,
+            cluster: None,
             build: None,
             notes: vec![
                 at(14, alb, Some("the listeners the fix adds to")),

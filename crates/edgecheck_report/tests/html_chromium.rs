@@ -53,6 +53,8 @@ fn finding(code: &str, object: ObjectRef, file: &str, line: u32, message: &str) 
         ignore_annotation: None,
         port: None,
         hosts: Vec::new(),
+        root: None,
+        cluster: None,
         build: None,
         notes: vec![],
     }

@@ -93,30 +93,45 @@ pub fn settings(
 
 pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
     let groups = if args.merge { vec![args.paths.clone()] } else { super::roots::split(&args.paths) };
-    if groups.len() < 2 {
-        return run_paths(args, &args.paths, color);
-    }
     // Several repositories: each is linted on its own (its configuration, its inventory) and reported as
-    // a part of its own; the exit code is the worst part's.
+    // a part of its own; so is each cluster a repository's builds target. The exit code is the worst part's.
     let format: Format = args.format.into();
     let mut parts: Vec<Part> = Vec::new();
     for g in &groups {
         // A root that reads nothing says why on stderr; the others are still reported.
-        if let Some(p) = lint_group(args, g, color)? {
-            parts.push(p);
+        let mut group = lint_group(args, g, color)?;
+        if groups.len() > 1 {
+            let root = g.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+            group.iter_mut().for_each(|p| p.root = Some(root.clone()));
         }
+        parts.extend(group);
     }
     if parts.is_empty() {
         return Ok(2);
+    }
+    for p in &mut parts {
+        p.scope_findings();
+    }
+    if parts.len() == 1 {
+        let part = parts.swap_remove(0);
+        let code = emit_part(&part);
+        // The graph is large and the process is about to end: let the OS reclaim it instead of freeing
+        // every node (a tenth of a large lint).
+        std::mem::forget(part);
+        return code;
     }
     let exit = parts.iter().any(Part::failed);
     emit_parts(&parts, format)?;
     Ok(u8::from(exit))
 }
 
-/// One group of paths linted: its graph, analysis and settings.
+/// One inventory linted (a root, or one cluster of it): its graph, analysis and settings.
 struct Part {
     label: String,
+    /// The root it is, when the run has several.
+    root: Option<String>,
+    /// The cluster it is, when the builds name one.
+    cluster: Option<String>,
     graph: Graph,
     analysis: edgecheck_checks::Analysis,
     settings: Settings,
@@ -126,11 +141,30 @@ impl Part {
     fn failed(&self) -> bool {
         self.settings.fail_on.is_some_and(|t| self.analysis.findings.iter().any(|f| f.severity.reaches(t)))
     }
+
+    /// Its root and cluster on each finding (JSON's flat `root` and `cluster`).
+    fn scope_findings(&mut self) {
+        for f in &mut self.analysis.findings {
+            f.root.clone_from(&self.root);
+            f.cluster.clone_from(&self.cluster);
+        }
+    }
+
+    /// `objects[]`, with its root and cluster.
+    fn objects(&self) -> Vec<edgecheck_checks::ObjectEntry> {
+        let mut objects = self.analysis.object_entries(&self.graph);
+        for o in &mut objects {
+            o.root.clone_from(&self.root);
+            o.cluster.clone_from(&self.cluster);
+        }
+        objects
+    }
 }
 
-/// Lints one group; `None` when it read nothing (the reasons are on stderr). `EDGECHECK_TIMINGS` prints
-/// each phase's time and the peak RSS after it.
-fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow::Result<Option<Part>> {
+/// Lints one group: one part, or one per cluster when its builds target several (docs/design.md "Builds");
+/// none when it read nothing (the reasons are on stderr). `EDGECHECK_TIMINGS` prints each phase's time and
+/// the peak RSS after it.
+fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow::Result<Vec<Part>> {
     let first = paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
     let loaded = config::discover(&first, args.check.config.as_deref(), args.check.no_config)?;
     let settings = settings(&args.check, args.format.into(), color, &loaded)?;
@@ -143,9 +177,29 @@ fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow:
         eprintln!("edgecheck: {e}");
     }
     if errors.len() == paths.len() || nothing_read(&inventory, paths) {
-        return Ok(None);
+        return Ok(Vec::new());
     }
     let inventory = super::builds::apply(inventory, &args.render, &render_opts)?;
+    let label = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+    // Builds for several clusters: each cluster is an inventory of its own, checked apart (the builds no
+    // cluster claims, and the files of no cluster's tree, are in each).
+    if render_opts.cluster.is_none() && inventory.clusters.len() > 1 && !args.merge {
+        let mut parts = Vec::new();
+        for c in &inventory.clusters {
+            let opts = edgecheck_render::RenderOptions { cluster: Some(c.clone()), ..render_opts.clone() };
+            let (again, _) = edgecheck_load::load_paths(paths, &load_opts);
+            let inv = edgecheck_render::render(again, &opts);
+            let settings = self::settings(&args.check, args.format.into(), color, &loaded)?;
+            let mut part = analyze(args, &loaded, inv, settings, format!("{label} · cluster {c}"));
+            part.cluster = Some(c.clone());
+            parts.push(part);
+        }
+        return Ok(parts);
+    }
+    let one_cluster = match inventory.clusters.as_slice() {
+        [c] => Some(c.clone()),
+        _ => render_opts.cluster.clone(),
+    };
     let (t_load, m_load) = (t0.elapsed(), if timings { peak_rss() } else { String::new() });
     let options = super::inventory::options(&args.inventory, &loaded.options, None);
     let graph = Graph::build(inventory, &options);
@@ -163,8 +217,44 @@ fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow:
         eprintln!("timings: load {t_load:?}, graph {:?}, model+checks {:?}", t_graph - t_load, t0.elapsed() - t_graph);
         eprintln!("peak RSS after: load {m_load}, graph {m_graph}, model+checks {}", peak_rss());
     }
-    let label = paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-    Ok(Some(Part { label, graph, analysis, settings }))
+    Ok(vec![Part { label, root: None, cluster: one_cluster, graph, analysis, settings }])
+}
+
+/// One inventory's graph and analysis.
+fn analyze(args: &LintArgs, loaded: &config::Loaded, inventory: Inventory, settings: Settings, label: String) -> Part {
+    let options = super::inventory::options(&args.inventory, &loaded.options, None);
+    let graph = Graph::build(inventory, &options);
+    let analysis = edgecheck_checks::analyze(
+        &graph,
+        &options,
+        settings.now,
+        &settings.selection,
+        &settings.suppressions,
+        &[],
+        edgecheck_checks::diagnose::Diagnose::Hosts,
+    );
+    Part { label, root: None, cluster: None, graph, analysis, settings }
+}
+
+/// One part reported alone.
+fn emit_part(p: &Part) -> anyhow::Result<u8> {
+    let summary = p.analysis.summary(&p.graph);
+    let objects = p.objects();
+    let render_tools = super::builds::tools(&p.graph.rendered);
+    let report = Report {
+        findings: &p.analysis.findings,
+        objects: &objects,
+        summary: &summary,
+        version: env!("CARGO_PKG_VERSION"),
+        render_tools: &render_tools,
+        group_by_object: false,
+        diagnoses: &p.analysis.diagnoses,
+        trace: false,
+        observations: &[],
+    };
+    let s = &p.settings;
+    super::write_report(&report, s.format, &s.style, s.output_file.as_deref())?;
+    Ok(u8::from(p.failed()))
 }
 
 /// Several parts: text and Markdown show each part under its root; the other formats get one document that
@@ -179,7 +269,7 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
         for p in parts {
             let summary = p.analysis.summary(&p.graph);
             add(&mut total, &summary);
-            let objects = p.analysis.object_entries(&p.graph);
+            let objects = p.objects();
             let render_tools = super::builds::tools(&p.graph.rendered);
             let report = Report {
                 findings: &p.analysis.findings,
@@ -202,8 +292,15 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
             out.push_str(&edgecheck_report::render_styled(&report, format, &style));
             out.push('\n');
         }
+        let clusters = parts.iter().map(|p| &p.cluster).collect::<std::collections::HashSet<_>>().len();
+        let roots = parts.iter().map(|p| &p.root).collect::<std::collections::HashSet<_>>().len();
+        let what = match (roots == parts.len(), clusters == parts.len()) {
+            (true, _) => "roots",
+            (false, true) => "clusters",
+            _ => "parts",
+        };
         out.push_str(&format!(
-            "{} roots: {} error{}, {} warning{}, {} info{} in {} objects from {} files\n",
+            "{} {what}: {} error{}, {} warning{}, {} info{} in {} objects from {} files\n",
             parts.len(),
             total.errors,
             if total.errors == 1 { "" } else { "s" },
@@ -229,7 +326,7 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
             d.shift_findings(offset);
             d
         }));
-        objects.extend(p.analysis.object_entries(&p.graph));
+        objects.extend(p.objects());
         add(&mut total, &p.analysis.summary(&p.graph));
     }
     let render_tools = super::builds::tools(&rendered);
@@ -257,16 +354,6 @@ fn add(total: &mut edgecheck_checks::Summary, s: &edgecheck_checks::Summary) {
     total.files += s.files;
     total.skipped_documents += s.skipped_documents;
     total.skipped_templates += s.skipped_templates;
-}
-
-/// Lints `paths` as one inventory and reports it.
-fn run_paths(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow::Result<u8> {
-    let Some(part) = lint_group(args, paths, color)? else { return Ok(2) };
-    let code = emit(&part.graph, &part.analysis, &part.settings);
-    // The graph is large and the process is about to end: let the OS reclaim it instead of freeing
-    // every node (a tenth of a large lint).
-    std::mem::forget(part);
-    code
 }
 
 /// The loader's options: the config's `repo-urls` and the file size limit (the flag, else the config's

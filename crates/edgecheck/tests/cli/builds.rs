@@ -1,7 +1,7 @@
 //! Namespaces that builds set (kustomize overlays and bases, Flux `targetNamespace`), and objects a
 //! chart renders where the repository cannot see them.
 
-use crate::support::{codes, edgecheck, files_with, json, Dir};
+use crate::support::{codes, edgecheck, json, Dir};
 
 /// `kind/namespace/name` of every object in the JSON report.
 fn objects(v: &serde_json::Value) -> Vec<String> {
@@ -164,9 +164,19 @@ fn overlays_and_clusters_are_alternatives_and_patches_are_not_objects() {
     );
     let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
     let v = json(&r);
-    assert_eq!(files_with(&v, "LOD004"), ["apps/base/podinfo/release.yaml"], "{}", r.stdout);
-    // Four Flux Kustomizations and the base's two HelmReleases; the two patch files are not objects.
-    assert_eq!(v["summary"]["objects"], 6, "{}", r.stdout);
+    // Each cluster is an inventory of its own, and each holds both copies of the base.
+    let lod004: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == "LOD004")
+        .map(|f| (f["cluster"].as_str().unwrap_or("-").to_string(), f["file"].as_str().unwrap_or("-").to_string()))
+        .collect();
+    let release = "apps/base/podinfo/release.yaml".to_string();
+    assert_eq!(lod004, [("production".to_string(), release.clone()), ("staging".to_string(), release)], "{}", r.stdout);
+    // Per cluster: its two Flux Kustomizations and the base's two HelmReleases; the patch files are not
+    // objects, and the other cluster's Kustomizations are not there.
+    assert_eq!(v["summary"]["objects"], 8, "{}", r.stdout);
 }
 
 #[test]

@@ -374,14 +374,16 @@ fn a_flux_kustomization_its_kustomization_does_not_list_is_no_build() {
 #[test]
 fn directories_no_build_applies_are_reported_once_each() {
     let d = overlay(80);
-    d.write("old/web.yaml", BASE_SVC.replace("name: web", "name: old-web"));
-    d.write("old/more.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n");
+    d.write("staging/web.yaml", BASE_SVC.replace("name: web", "name: old-web"));
+    d.write("staging/more.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: old}\n");
+    // An archive is kept on purpose: not reported.
+    d.write("old/more.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: older}\n");
     let v = lint(&d, &[]);
     let lod011: Vec<&serde_json::Value> =
         v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD011").collect();
     let dirs: Vec<&str> = lod011.iter().map(|f| f["file"].as_str().unwrap_or("")).collect();
-    // `cluster/` holds the IngressClass, `old/` two objects: one finding per directory.
-    assert_eq!(dirs, vec!["cluster", "old"], "{v}");
+    // `cluster/` holds the IngressClass, `staging/` two objects: one finding per directory.
+    assert_eq!(dirs, vec!["cluster", "staging"], "{v}");
     assert!(lod011[1]["message"].as_str().unwrap_or("").starts_with("2 objects"), "{v}");
     // Near miss: the overlay includes them.
     let d = overlay(80);
@@ -888,12 +890,31 @@ fn two_clusters(layout: &str) {
         let want = if cluster == "prod" { "portal.example.com" } else { "portal.example.org" };
         assert_eq!(hosts, vec![want], "{v}");
     }
-    // One inventory: each build still reads its own cluster's `cluster-settings`, not the first copy.
+    // Without --cluster each cluster is an inventory of its own, reported apart: each build reads its own
+    // cluster's `cluster-settings`, and objects say which cluster's inventory they are in.
     let v = json(&edgecheck(d.path(), &["lint", ".", "--no-config", "--format", "json"]));
     let mut hosts: Vec<&str> =
         v["diagnoses"].as_array().expect("d").iter().filter_map(|d| d["host"].as_str()).collect();
     hosts.sort_unstable();
     assert_eq!(hosts, vec!["portal.example.com", "portal.example.org"], "{v}");
+    let mut routes: Vec<(String, String)> = v["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .filter(|o| o["kind"] == "HTTPRoute")
+        .map(|o| (o["cluster"].as_str().unwrap_or("-").to_string(), o["namespace"].as_str().unwrap_or("-").to_string()))
+        .collect();
+    routes.sort();
+    assert_eq!(
+        routes,
+        [("lab".to_string(), "portal-lab".to_string()), ("prod".to_string(), "portal-prod".to_string())]
+    );
+    assert!(!codes(&v).contains(&"LOD004".to_string()), "{v}");
+    let text = edgecheck(d.path(), &["lint", ".", "--no-config", "--no-snippets"]).stdout;
+    assert!(
+        text.contains(". · cluster lab") && text.contains(". · cluster prod") && text.contains("2 clusters:"),
+        "{text}"
+    );
     // A cluster no build targets is bad usage, naming the clusters there are.
     let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--cluster", "staging"]);
     assert_eq!(r.code, 2, "{}", r.stderr);

@@ -38,6 +38,9 @@ pub struct Finding {
     pub hosts: Vec<String>,
     /// The build that rendered `object` (docs/design.md "Builds"), when one did.
     pub build: Option<String>,
+    /// The field of `object` the finding points at (`spec.tls[0].secretName`), when it points at one: with
+    /// the code and the object, what the finding is about across runs (its identity), whatever its line.
+    pub field: Option<String>,
     /// The root (a repository linted apart) the finding's inventory is, when a run has several.
     pub root: Option<String>,
     /// The cluster the finding's inventory is (docs/design.md "Builds"), when the builds name one.
@@ -111,6 +114,7 @@ impl<'a> Findings<'a> {
             ignore_annotation: object.annotation(IGNORE_ANNOTATION).map(str::to_string),
             port: None,
             hosts: Vec::new(),
+            field: (!path.is_empty()).then(|| path.to_string()),
             root: None,
             cluster: None,
             build: object.source.build.as_deref().map(str::to_string),
@@ -136,6 +140,7 @@ impl<'a> Findings<'a> {
             ignore_annotation: None,
             port: None,
             hosts: Vec::new(),
+            field: None,
             root: None,
             cluster: None,
             build: None,

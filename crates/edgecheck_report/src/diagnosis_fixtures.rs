@@ -34,6 +34,7 @@ fn finding(code: &str, severity: Severity, object: ObjectRef, file: &str, line: 
         ignore_annotation: None,
         port: None,
         hosts: Vec::new(),
+        field: None,
         root: None,
         cluster: None,
         build: None,

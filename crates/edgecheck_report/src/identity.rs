@@ -1,8 +1,8 @@
 //! A finding's identity across runs: what SARIF's `partialFingerprints` and GitLab Code Quality's
 //! `fingerprint` carry, so that code scanning and merge-request widgets match a finding of this run with
 //! the same finding of the base branch's run. It is what the finding is about, never where it is: the
-//! check's code, the object (kind, namespace, name), its file and build, the related objects, the hosts and
-//! the port. Lines are not part of it (a finding moved by an edit above it is the same finding), nor is
+//! check's code, the object (kind, namespace, name), the field it points at, the cluster whose inventory it
+//! is, its file and build, the related objects, the hosts and the port. Lines are not part of it (a finding moved by an edit above it is the same finding), nor is
 //! the message (a change of wording in a new edgecheck version is not a new finding).
 //!
 //! Two findings of one run with the same identity (a check firing twice on one object's fields) are told
@@ -11,11 +11,13 @@
 use edgecheck_core::{Finding, ObjectRef};
 use sha2::{Digest as _, Sha256};
 
-/// The readable identity: `CODE|Kind/ns/name|file|build|related...|hosts|port`.
+/// The readable identity: `CODE|Kind/ns/name|field|cluster|file|build|related...|hosts|port`.
 pub fn finding_identity(f: &Finding) -> String {
     let mut s = String::with_capacity(128);
     s.push_str(f.meta.code);
     push_field(&mut s, &logical_name(&f.object));
+    push_field(&mut s, f.field.as_deref().unwrap_or_default());
+    push_field(&mut s, f.cluster.as_deref().unwrap_or_default());
     push_field(&mut s, f.file.as_deref().unwrap_or_default());
     push_field(&mut s, f.build.as_deref().unwrap_or_default());
     let mut related: Vec<String> = f.related.iter().map(logical_name).collect();
@@ -106,6 +108,13 @@ mod tests {
         assert_ne!(finding_identity(&other), base);
         let mut other = findings[1].clone();
         other.hosts = vec!["b.example.com".into()];
+        assert_ne!(finding_identity(&other), base);
+        // Another field of the same object, or the same finding in another cluster's inventory.
+        let mut other = findings[1].clone();
+        other.field = Some("spec.ports[1].port".into());
+        assert_ne!(finding_identity(&other), base);
+        let mut other = findings[1].clone();
+        other.cluster = Some("staging".into());
         assert_ne!(finding_identity(&other), base);
         // The API version is not part of it.
         let mut other = findings[1].clone();

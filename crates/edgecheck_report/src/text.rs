@@ -394,6 +394,7 @@ spec:
             ignore_annotation: None,
             port: Some(443),
             hosts: Vec::new(),
+            field: None,
             root: None,
             cluster: None,
             build: None,

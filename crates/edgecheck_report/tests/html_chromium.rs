@@ -53,6 +53,7 @@ fn finding(code: &str, object: ObjectRef, file: &str, line: u32, message: &str) 
         ignore_annotation: None,
         port: None,
         hosts: Vec::new(),
+        field: None,
         root: None,
         cluster: None,
         build: None,

@@ -562,7 +562,20 @@ fn what_edgecheck_cannot_render_is_never_an_error() {
         .map(|f| (f["severity"].as_str().unwrap_or("").to_string(), f["message"].as_str().unwrap_or("").to_string()))
         .collect();
     assert!(lod010.iter().all(|(s, _)| s != "error"), "{lod010:?}");
-    assert!(lod010.iter().any(|(s, m)| s == "warning" && m.contains("no controller points at")), "{lod010:?}");
+    // Applications say what this repository applies: a kustomization none of them points at is an info.
+    assert!(lod010.iter().any(|(s, m)| s == "info" && m.contains("no controller points at")), "{lod010:?}");
+    // Near miss: a repository of plain kustomizations (no controller): its broken one is a warning.
+    let plain = checkout();
+    plain.write("hack/kustomization.yaml", "resources: [../missing]\n");
+    plain.write("apps/kustomization.yaml", "resources: [cm.yaml]\n");
+    plain.write("apps/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n");
+    let v = lint(&plain, &[]);
+    let warned = v["findings"].as_array().expect("f").iter().any(|f| {
+        f["code"] == "LOD010"
+            && f["severity"] == "warning"
+            && f["message"].as_str().unwrap_or("").contains("no controller points at")
+    });
+    assert!(warned, "{v}");
     assert!(lod010.iter().any(|(s, _)| s == "info"), "{lod010:?}");
     assert!(!codes(&v).contains(&"LOD011".to_string()), "{v}");
     // Near miss: the same kustomization named by an Application is the controller's template error.

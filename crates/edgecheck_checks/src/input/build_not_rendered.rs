@@ -15,7 +15,9 @@ declare_check! {
     ///   naming every build it stops;
     /// - a source that is not in the linted checkouts, a value source the inputs do not hold, a kustomize
     ///   plugin: one **info** per reason;
-    /// - `--render never`: one **info** in all.
+    /// - `--render never`: one **info** in all;
+    /// - in a repository where Applications or Flux objects say what is applied, plain kustomizations and
+    ///   charts none of them points at that are not rendered (for any reason): one **info** in all.
     ///
     /// ## Why it matters
     /// What a build renders is what the cluster runs: an Ingress a chart template writes is invisible to a
@@ -41,9 +43,20 @@ impl BuildNotRendered {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let mut groups: std::collections::BTreeMap<(u8, String), Vec<&edgecheck_core::inventory::BuildRecord>> =
             Default::default();
+        // In a repository where controllers (Applications, Flux objects) say what is applied, a kustomization
+        // or chart none of them points at is probably not applied as it is (a generator's input, a
+        // developer's scratch): that it does not render is worth knowing, not a warning.
+        let controlled = cx.graph.rendered.iter().any(|r| r.origin.is_some());
         for r in &cx.graph.rendered {
             let BuildState::NotRendered(why) = &r.state else { continue };
             let object = r.origin.clone().unwrap_or_else(|| file_ref(r.file.as_deref().unwrap_or(&r.path)));
+            if controlled && r.origin.is_none() && !matches!(why, NotRendered::Disabled) {
+                groups
+                    .entry((5, "kustomizations and charts no controller points at are not rendered".into()))
+                    .or_default()
+                    .push(r);
+                continue;
+            }
             match why {
                 // A kustomization no controller points at: nobody said it is applied as it is.
                 NotRendered::Failed(_) if r.origin.is_none() => groups
@@ -78,6 +91,7 @@ impl BuildNotRendered {
                 1 => (Severity::Warning, "pass --fetch to let helm pull remote charts, or vendor what the builds fetch (`helm dependency build` into charts/, a local copy of a remote kustomize resource)"),
                 3 => (Severity::Info, "run with --render auto to check what the builds render"),
                 4 => (Severity::Warning, "fix the kustomization if it is applied with `kubectl apply -k`, or point the controller that builds it at it"),
+                5 => (Severity::Info, "nothing to do if they are not applied as they are; if one is (`kubectl apply -k`), fix what the evidence says"),
                 _ => (Severity::Info, "lint what they render (`argocd app manifests`, `flux build kustomization`) or the repository that holds them; set repo-urls in .edgecheck.toml if a source is this checkout"),
             };
             let mut f = out

@@ -5,7 +5,8 @@ use crate::framework::{declare_check, CheckContext};
 
 declare_check! {
     /// ## What it checks
-    /// A cert-manager Certificate for a public host (through its `issuerRef`), or an Ingress /
+    /// A cert-manager Certificate for a public host (through its `issuerRef`) whose Secret a route or
+    /// listener serves (or a controller serves as its default certificate), or an Ingress /
     /// Gateway using the ingress-shim annotations `cert-manager.io/cluster-issuer` /
     /// `cert-manager.io/issuer`, whose issuer is an ACME issuer on a staging directory (Let's
     /// Encrypt `acme-staging-v02.api.letsencrypt.org`, or any ACME server URL with `staging` in its
@@ -37,6 +38,8 @@ fn staging_server(cx: &CheckContext<'_>, issuer: edgecheck_core::ObjId) -> Optio
 
 impl AcmeStagingServer {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
+        let served = super::helpers::served(cx.graph);
+        let defaults = super::helpers::default_certificates(cx.graph);
         for (id, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
             let public: Vec<&str> = cert
                 .spec
@@ -46,6 +49,22 @@ impl AcmeStagingServer {
                 .filter(|h| super::tls_cert_self_signed::is_public(h))
                 .collect();
             if public.is_empty() {
+                continue;
+            }
+            // Only a certificate something serves is one clients meet: a staging Certificate kept beside the
+            // production one (routes naming the production Secret) harms nobody.
+            let Some(secret) = cx.graph.edges_from_kind(id, EdgeKind::CertificateSecret).next() else { continue };
+            let served = served.iter().any(|s| super::cert_dns_names_uncovered::same_target(&s.edge.to, &secret.to));
+            let default = match &secret.to {
+                Target::Found(sid) => {
+                    let o = cx.graph.obj(*sid);
+                    o.namespace.as_ref().is_some_and(|ns| defaults.contains(&(ns.clone(), o.name.clone())))
+                }
+                Target::Missing(r) => {
+                    r.namespace.as_ref().is_some_and(|ns| defaults.contains(&(ns.clone(), r.name.clone())))
+                }
+            };
+            if !served && !default {
                 continue;
             }
             for e in cx.graph.edges_from_kind(id, EdgeKind::Issuer) {

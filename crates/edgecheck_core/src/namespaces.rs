@@ -191,6 +191,11 @@ fn flux_target(o: &Object) -> Option<(&str, Option<&str>)> {
         return None;
     }
     let spec = o.value.get("spec")?;
+    // Its path is in this checkout only when its source is a git repository (Flux's own manifests come
+    // from an OCIRepository, at `path: ./` of that artifact, not of the checkout).
+    if spec.pointer("/sourceRef/kind").and_then(Value::as_str).is_some_and(|k| k != "GitRepository") {
+        return None;
+    }
     let ns = spec.get("targetNamespace").and_then(Value::as_str).filter(|s| !s.is_empty());
     let path = spec.get("path").and_then(Value::as_str).unwrap_or("./");
     Some((path, ns))

@@ -24,6 +24,11 @@ impl Trees {
                 continue;
             }
             let (Some(file), Some((_, rel))) = (o.source.file.as_deref(), &o.source.repo_path) else { continue };
+            // Only a root that applies this checkout (a GitRepository source), not Flux's own manifests from
+            // an OCIRepository.
+            if o.value.pointer("/spec/sourceRef/kind").and_then(Value::as_str).is_some_and(|k| k != "GitRepository") {
+                continue;
+            }
             let Some(path) = o.value.pointer("/spec/path").and_then(Value::as_str) else { continue };
             let path = edgecheck_core::graph::normalize_rel_path(path);
             if !edgecheck_core::graph::under_dir(rel, &path) {
@@ -37,6 +42,9 @@ impl Trees {
                 roots.push(dir);
             }
         }
+        // A root whose tree holds another root's (the repository's root) names no cluster.
+        let all = roots.clone();
+        roots.retain(|r| !all.iter().any(|o| o != r && edgecheck_core::graph::under_dir(o, r)));
         if roots.len() < 2 {
             return Trees::default();
         }

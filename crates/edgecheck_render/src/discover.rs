@@ -256,6 +256,10 @@ pub fn controllers(world: &World<'_>) -> Vec<Spec> {
         if o.is_live() || o.source.file.is_none() {
             continue;
         }
+        // A controller object in an example or archive directory that no build applies declares nothing.
+        if o.source.example && o.source.build.is_none() {
+            continue;
+        }
         let spec = match (o.kind.group.as_str(), o.kind.kind.as_str()) {
             (ARGO, "Application") => application(world, o),
             (FLUX_KUSTOMIZE, "Kustomization") => flux_kustomization(world, o),

@@ -153,9 +153,6 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
                     inv.clusters.push(c.clone());
                 }
             }
-            if let Some(c) = &opts.cluster {
-                found.retain(|s| s.cluster.as_deref().is_none_or(|x| x == c));
-            }
             found
         };
         let same = found.len() == specs.len() && found.iter().zip(&specs).all(|(a, b)| a.key() == b.key());
@@ -175,9 +172,31 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     }
 
     inv.clusters.sort();
-    // Another cluster's builds were found (so what they reach is no plain root here) but not rendered; its
-    // files are not in this cluster's inventory.
+    // With --cluster, every cluster's builds were rendered (the cache makes the others cheap), so that what
+    // another cluster applies is neither a plain root nor a loose file here; only this cluster's builds (and
+    // those no cluster claims) make the inventory, and the files the others replace or apply leave it, as do
+    // the files of the other clusters' trees.
+    let mut foreign: HashSet<String> = HashSet::new();
+    let mut foreign_dirs: Vec<String> = Vec::new();
     if let Some(c) = &opts.cluster {
+        let (mine, others): (Vec<Spec>, Vec<Spec>) =
+            std::mem::take(&mut specs).into_iter().partition(|s| s.cluster.as_deref().is_none_or(|x| x == c));
+        for s in &others {
+            foreign_dirs.extend(s.claims.iter().cloned());
+            match outcomes.get(&s.key()) {
+                Some(o) => {
+                    for (p, how) in o.parts.iter().zip(&s.parts) {
+                        foreign.extend(p.replaced.iter().cloned());
+                        foreign.extend(p.applied.iter().cloned());
+                        if p.state.is_err() {
+                            foreign_dirs.extend(part_dir(how).map(str::to_string));
+                        }
+                    }
+                }
+                None => foreign_dirs.extend(s.parts.iter().filter_map(part_dir).map(str::to_string)),
+            }
+        }
+        specs = mine;
         files.retain(|o| o.source.file.as_deref().and_then(|f| trees.of(f)).is_none_or(|x| x == c));
     }
     // The inventory: what the builds rendered, then the files they do not replace.
@@ -224,12 +243,17 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         .collect();
     let mut loose: BTreeMap<String, usize> = BTreeMap::new();
     let mut kept = Vec::with_capacity(files.len());
+    foreign_dirs.retain(|d| !d.is_empty());
     for o in files {
         let f = o.source.file.as_deref().unwrap_or("");
         if replaced.contains(f) {
             continue;
         }
         let dir = f.rsplit_once('/').map_or("", |(d, _)| d);
+        let mine = applied.contains(f) || claimed_files.contains(f) || in_failed.iter().any(|d| under_dir(f, d));
+        if !mine && (foreign.contains(f) || foreign_dirs.iter().any(|d| under_dir(f, d))) {
+            continue; // another cluster's
+        }
         let of_a_build = applied.contains(f)
             || claimed_files.contains(f)
             || in_failed.iter().any(|d| under_dir(f, d))

@@ -354,6 +354,10 @@ fn add(total: &mut edgecheck_checks::Summary, s: &edgecheck_checks::Summary) {
     total.files += s.files;
     total.skipped_documents += s.skipped_documents;
     total.skipped_templates += s.skipped_templates;
+    total.builds += s.builds;
+    total.builds_not_rendered += s.builds_not_rendered;
+    total.rendered_objects += s.rendered_objects;
+    total.loose_objects += s.loose_objects;
 }
 
 /// The loader's options: the config's `repo-urls` and the file size limit (the flag, else the config's

@@ -401,6 +401,21 @@ impl Graph {
         g.index_producers();
         g.link(&apps);
         g.unseen = g.unseen_namespaces(&apps);
+        // A kustomization that inflates Helm charts or pulls remote resources makes objects no file holds
+        // (unless a build rendered it, when its output is in the inventory).
+        let rendered_dirs: std::collections::HashSet<&str> = g
+            .rendered
+            .iter()
+            .filter(|r| {
+                matches!(r.state, crate::inventory::BuildState::Rendered | crate::inventory::BuildState::Cached)
+            })
+            .map(|r| r.path.as_str())
+            .collect();
+        for b in builds.iter().filter(|b| !b.flux && (b.helm_charts || !b.remote.is_empty())) {
+            if let (Some(ns), false) = (&b.namespace, rendered_dirs.contains(b.dir.as_str())) {
+                g.unseen.insert(ns.clone());
+            }
+        }
         g
     }
 
@@ -463,6 +478,13 @@ impl Graph {
                 if unseen {
                     out.insert(ns.to_string());
                 }
+            }
+        }
+        // A build that was not rendered (a remote chart, a kustomization that needs --enable-helm, another
+        // repository) fills its namespace with objects edgecheck does not see.
+        for r in &self.rendered {
+            if let (crate::inventory::BuildState::NotRendered(_), Some(ns)) = (&r.state, &r.namespace) {
+                out.insert(ns.clone());
             }
         }
         for o in &self.objects {

@@ -527,6 +527,42 @@ fn application_sets_expand_to_their_applications() {
     assert!(at(&v, "LOD010").is_empty(), "{v}");
 }
 
+/// A build that was not rendered (a kustomization inflating a Helm chart, which needs --enable-helm) makes
+/// objects no file holds: a Service its route names is not reported missing in its namespace. Near miss:
+/// without the chart, the missing Service is a warning (the namespace's other Service shows the repository
+/// manages Services there).
+#[test]
+fn what_an_unrendered_build_makes_is_not_missing() {
+    let d = checkout();
+    let app = |with_chart: bool| {
+        let chart = if with_chart {
+            "helmCharts:\n  - {name: gitea, repo: https://dl.gitea.com/charts/, version: 12.7.0, releaseName: gitea}\n"
+        } else {
+            ""
+        };
+        format!("namespace: gitea\nresources: [route.yaml, db.yaml]\n{chart}")
+    };
+    d.write("apps/gitea/kustomization.yaml", app(true));
+    d.write(
+        "apps/gitea/route.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: gitea}\nspec:\n  hostnames: [git.example.com]\n  rules: [{backendRefs: [{name: gitea-http, port: 3000}]}]\n",
+    );
+    d.write(
+        "apps/gitea/db.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: gitea-db}\nspec: {ports: [{port: 5432}]}\n",
+    );
+    d.write(
+        "argocd/gitea.yaml",
+        application("gitea", &format!("  source:\n    repoURL: {REPO}\n    path: apps/gitea\n"))
+            .replace("namespace: web", "namespace: gitea"),
+    );
+    let v = lint(&d, &[]);
+    assert!(at(&v, "BKD001").is_empty(), "{v}");
+    d.write("apps/gitea/kustomization.yaml", app(false));
+    let v = lint(&d, &[]);
+    assert_eq!(at(&v, "BKD001"), vec!["apps/gitea/route.yaml:6"], "{v}");
+}
+
 #[test]
 fn what_edgecheck_cannot_render_is_never_an_error() {
     let d = checkout();

@@ -563,6 +563,47 @@ fn what_an_unrendered_build_makes_is_not_missing() {
     assert_eq!(at(&v, "BKD001"), vec!["apps/gitea/route.yaml:6"], "{v}");
 }
 
+/// Two clusters share `apps/base`; only `prod` deploys `apps/base/billing`. In `lab`'s inventory that app's
+/// files are another cluster's, not loose objects of this one: checked unrendered, its route would name a
+/// Service in another namespace without a ReferenceGrant (a false RTE002).
+#[test]
+fn another_clusters_apps_are_not_this_clusters_loose_files() {
+    let d = checkout();
+    for cluster in ["prod", "lab"] {
+        d.write(
+            &format!("clusters/{cluster}/flux-system/gotk-sync.yaml"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{cluster}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+        d.write(&format!("clusters/{cluster}/flux-system/kustomization.yaml"), "resources: [gotk-sync.yaml]\n");
+    }
+    d.write(
+        "clusters/prod/billing.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: billing, namespace: flux-system}\nspec:\n  path: ./apps/base/billing\n  targetNamespace: billing\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    d.write("apps/base/billing/kustomization.yaml", "resources: [app.yaml]\n");
+    d.write(
+        "apps/base/billing/app.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: billing}\nspec:\n  hostnames: [billing.example.com]\n  rules: [{backendRefs: [{name: billing, namespace: billing, port: 80}]}]\n---\napiVersion: v1\nkind: Service\nmetadata: {name: billing}\nspec: {ports: [{port: 80}]}\n",
+    );
+    let v = lint(&d, &[]);
+    let bad: Vec<&serde_json::Value> = v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["severity"] == "error" || f["severity"] == "warning" || f["code"] == "LOD011")
+        .collect();
+    assert!(bad.is_empty(), "{v}");
+    // The route is in prod's inventory, in its namespace, and in no other.
+    let routes: Vec<(String, String)> = v["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .filter(|o| o["kind"] == "HTTPRoute")
+        .map(|o| (o["cluster"].as_str().unwrap_or("-").to_string(), o["namespace"].as_str().unwrap_or("-").to_string()))
+        .collect();
+    assert_eq!(routes, [("prod".to_string(), "billing".to_string())], "{v}");
+}
+
 #[test]
 fn what_edgecheck_cannot_render_is_never_an_error() {
     let d = checkout();

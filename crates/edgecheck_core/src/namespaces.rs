@@ -201,6 +201,49 @@ fn flux_target(o: &Object) -> Option<(&str, Option<&str>)> {
     Some((path, ns))
 }
 
+/// Whether a kustomization sits in a directory strictly between `dir` (an ancestor) and `d`: it decides what
+/// of `d` is built, so `d` is not simply part of a build of `dir`.
+fn narrowed(k: &Kustomizations<'_>, d: &str, dir: &str) -> bool {
+    let mut cur = parent_dir(d);
+    while cur != dir && under(cur, dir) && cur.len() > dir.len() {
+        if k.by_dir.contains_key(cur) {
+            return true;
+        }
+        cur = parent_dir(cur);
+    }
+    false
+}
+
+/// `(namespace, name)` of the GitRepository a Flux Kustomization builds from.
+fn source_key(o: &Object) -> (Option<String>, String) {
+    let r = o.value.pointer("/spec/sourceRef");
+    let name = r.and_then(|r| r.get("name")).and_then(Value::as_str).unwrap_or("").to_string();
+    let ns =
+        r.and_then(|r| r.get("namespace")).and_then(Value::as_str).map(str::to_string).or_else(|| o.namespace.clone());
+    (ns, name)
+}
+
+/// GitRepositories in the inputs whose `url` is none of the linted checkouts' remotes (when those are known):
+/// another repository, whose paths are not this checkout's.
+fn foreign_sources(objects: &[Object], repos: &[crate::RepoInfo]) -> HashSet<(Option<String>, String)> {
+    let remotes: Vec<String> =
+        repos.iter().flat_map(|r| r.remotes.iter().map(|u| crate::graph::normalize_repo_url(u))).collect();
+    if remotes.is_empty() {
+        return HashSet::new();
+    }
+    objects
+        .iter()
+        .filter(|o| o.kind.group == "source.toolkit.fluxcd.io" && o.kind.kind == "GitRepository")
+        .filter(|o| {
+            o.value
+                .pointer("/spec/url")
+                .and_then(Value::as_str)
+                .is_some_and(|u| !remotes.contains(&crate::graph::normalize_repo_url(u)))
+        })
+        .map(|o| (o.namespace.clone(), o.name.clone()))
+        .collect()
+}
+
 /// Where a Flux Kustomization's `spec.path` is in the loaded files: relative to the root of the checkout
 /// its file is in when that is known, else to the nearest ancestor directory of its file under which
 /// manifests were loaded.
@@ -240,11 +283,12 @@ fn flux_dir(o: &Object, path: &str, known: &HashSet<String>) -> Option<String> {
 }
 
 /// The namespace builds give each object of `objects` (same order).
-pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
+pub fn resolve(objects: &[Object], builds: &[Build], repos: &[crate::RepoInfo]) -> Vec<BuildNamespace> {
     let mut out = vec![BuildNamespace::default(); objects.len()];
     if builds.is_empty() && !objects.iter().any(|o| flux_target(o).is_some()) {
         return out;
     }
+    let foreign = foreign_sources(objects, repos);
     let mut k = Kustomizations::new(builds);
     for (o, r) in objects.iter().zip(out.iter_mut()) {
         let Some(file) = o.source.file.as_deref() else { continue };
@@ -283,9 +327,24 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
     let mut flux_example: Vec<bool> = Vec::new();
     for o in objects {
         let Some((path, ns)) = flux_target(o) else { continue };
+        // A Kustomization of another repository's GitRepository builds nothing of this checkout.
+        if foreign.contains(&source_key(o)) {
+            continue;
+        }
         let Some(dir) = flux_dir(o, path, &known) else { continue };
         let (mut files, mut dirs) = (HashSet::new(), HashSet::new());
-        if let Some(&i) = k.by_dir.get(dir.as_str()) {
+        // With a kustomization, what it reaches; without, the one Flux generates, which lists the manifests
+        // of the directory tree and the nearest kustomizations below it (each reaching its own).
+        let starts: Vec<usize> = match k.by_dir.get(dir.as_str()) {
+            Some(&i) => vec![i],
+            None => k
+                .by_dir
+                .iter()
+                .filter(|(d, _)| **d != dir.as_str() && under(d, &dir) && !narrowed(&k, d, &dir))
+                .map(|(_, &i)| i)
+                .collect(),
+        };
+        for i in starts {
             for j in k.reach(i) {
                 files.extend(k.builds[j].files.iter().map(String::as_str));
                 dirs.insert(k.builds[j].dir.as_str());
@@ -303,7 +362,9 @@ pub fn resolve(objects: &[Object], builds: &[Build]) -> Vec<BuildNamespace> {
         let fdir = parent_dir(file);
         let mut up = Up::None;
         for (fi, (dir, files, dirs, ns)) in flux.iter().enumerate() {
-            if under(file, dir) || files.contains(file) || dirs.contains(fdir) {
+            // Under its path, unless a kustomization on the way narrows what is built there.
+            let direct = under(file, dir) && !k.by_dir.contains_key(fdir) && !narrowed(&k, fdir, dir);
+            if direct || files.contains(file) || dirs.contains(fdir) {
                 up = up.join(ns.map_or(Up::None, |n| Up::Ns(n.to_string())));
                 r.tops.push(first_flux + fi);
                 r.applied |= !flux_example[fi];

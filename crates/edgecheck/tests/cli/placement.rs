@@ -130,3 +130,35 @@ fn a_broken_file_no_kustomization_lists_is_a_warning() {
     let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
     assert_eq!(severity(&v), vec![serde_json::json!("error")], "{v}");
 }
+
+/// What a Flux Kustomization applies (#15 item 1): a Kustomization of another repository's GitRepository
+/// (no `path`: that repository's root) applies nothing of this checkout, and one whose path has no
+/// kustomization applies what Flux generates, which a kustomization on the way narrows. Copies no build
+/// applies together are not duplicates; near miss: two copies in one directory under the path are.
+#[test]
+fn flux_builds_apply_what_flux_generates_and_only_this_checkout() {
+    let d = Dir::new();
+    d.write(".git/config", "[remote \"origin\"]\n\turl = https://github.com/acme/platform.git\n");
+    d.write(".git/HEAD", "ref: refs/heads/main\n");
+    d.write(
+        "clusters/main/apps.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: apps, namespace: flux-system}\nspec:\n  path: ./apps\n  sourceRef: {kind: GitRepository, name: flux-system}\n---\napiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {name: gateway-api, namespace: flux-system}\nspec: {url: https://github.com/kubernetes-sigs/gateway-api, ref: {tag: v1.2.0}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: gateway-api-crds, namespace: flux-system}\nspec:\n  sourceRef: {kind: GitRepository, name: gateway-api}\n",
+    );
+    let release = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: pmm, namespace: media}\nspec:\n  chart: {spec: {chart: app, sourceRef: {kind: HelmRepository, name: charts}}}\n";
+    // `apps/media` lists only its ks files: `tools/` is narrowed out, and so is the copy beside it.
+    d.write("apps/media/kustomization.yaml", "resources: [ks.yaml]\n");
+    d.write("apps/media/ks.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: ks, namespace: media}\n");
+    d.write("apps/media/tools/pmm/kustomization.yaml", "resources: [release.yaml]\n");
+    d.write("apps/media/tools/pmm/release.yaml", release);
+    d.write("apps/media/tools/pmm/app/configs/kustomization.yaml", "resources: [release.yaml]\n");
+    d.write("apps/media/tools/pmm/app/configs/release.yaml", release.replace("chart: app", "chart: v2"));
+    // An archived copy: the other repository's root-path Kustomization does not make it applied.
+    d.write("_archive/media/pmm/release.yaml", release.replace("chart: app", "chart: old"));
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json", "--render", "never"]));
+    assert!(files_with(&v, "LOD004").is_empty(), "{v}");
+    // Near miss: two different copies in one directory the generated kustomization takes whole.
+    d.write("apps/shared/a.yaml", release.replace("pmm", "dup"));
+    d.write("apps/shared/b.yaml", release.replace("pmm", "dup").replace("chart: app", "chart: other"));
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json", "--render", "never"]));
+    assert_eq!(files_with(&v, "LOD004"), ["apps/shared/b.yaml"], "{v}");
+}

@@ -242,7 +242,7 @@ impl Graph {
         // destination of the Application whose path holds the file, else the default.
         let namespace_explicit: Vec<bool> = objects.iter().map(|o| o.namespace.is_some()).collect();
         let apps = application_dirs(&objects, &views, &repos);
-        let mut from_builds = crate::namespaces::resolve(&objects, &builds);
+        let mut from_builds = crate::namespaces::resolve(&objects, &builds, &repos);
         let build_tops: Vec<Vec<usize>> = from_builds.iter_mut().map(|b| std::mem::take(&mut b.tops)).collect();
         let app_dirs: Vec<(usize, String)> = apps.iter().map(|a| (a.repo, a.dir.clone())).collect();
         let apps_by_dir = repo::apps_by_dir(&apps);

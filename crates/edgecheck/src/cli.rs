@@ -268,6 +268,19 @@ pub struct LintArgs {
     /// config with `root = true`) are not linted apart.
     #[arg(long)]
     pub merge: bool,
+    /// What this change breaks: lint the base revision REF (a temporary git worktree, with this tree's
+    /// configuration) and the working tree, and report only the findings the change introduces, those it
+    /// fixes, and every host whose verdict changes; exit 1 only for what it introduces. Without a value
+    /// (`lint . --diff-base`) the base is `origin/$GITHUB_BASE_REF` (else `$GITHUB_BASE_REF`).
+    #[arg(long, value_name = "REF", num_args = 0..=1, default_missing_value = "")]
+    pub diff_base: Option<String>,
+    /// Findings whose identity (SARIF `partialFingerprints`) is in this baseline file are not reported,
+    /// only counted as suppressed: adopting edgecheck on a repository with existing findings.
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Write the identities of the current findings to this baseline file (for `--baseline`) and exit 0.
+    #[arg(long, value_name = "FILE", conflicts_with = "diff_base")]
+    pub write_baseline: Option<PathBuf>,
     /// What the inventory is.
     #[command(flatten)]
     pub inventory: InventoryArgs,

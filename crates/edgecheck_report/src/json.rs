@@ -324,3 +324,8 @@ impl Serialize for SummaryJson<'_> {
         m.end()
     }
 }
+
+/// `summary` as a value (the diff document's summary extends it).
+pub(crate) fn summary_json(s: &Summary) -> Value {
+    serde_json::to_value(SummaryJson(s)).unwrap_or(Value::Null)
+}

@@ -3,6 +3,7 @@
 //! path graphs as Graphviz, Mermaid and a self-contained HTML page. No analysis happens here.
 
 mod catalogue;
+mod diff;
 mod dot;
 mod escape;
 mod github;
@@ -24,6 +25,7 @@ use edgecheck_checks::{ObjectEntry, Summary};
 use edgecheck_core::Finding;
 
 pub use catalogue::{render_catalogue, render_explain};
+pub use diff::{render_diff_json, render_diff_markdown, render_diff_text, DiffReport, HostChange, HostSide};
 pub use dot::render_dot;
 pub use github::render_github;
 pub use gitlab::render_gitlab;

@@ -125,6 +125,26 @@ fn hides_value(f: &Finding) -> bool {
     f.meta.layer == Layer::Input
 }
 
+/// Findings alone, grouped by layer as [`render_text`] shows them, without hosts or a summary line (the
+/// sections of `lint --diff-base`); control characters escaped first.
+pub(crate) fn findings_block(findings: &[Finding], style: &Style) -> String {
+    let summary = edgecheck_checks::Summary::default();
+    let r = Report {
+        findings,
+        objects: &[],
+        summary: &summary,
+        version: "",
+        render_tools: &[],
+        group_by_object: false,
+        diagnoses: &[],
+        trace: false,
+        observations: &[],
+    };
+    let escaped = crate::escape::Escaped::of(&r);
+    let escaped_report = escaped.as_ref().map(|e| e.report(&r));
+    render_findings(escaped_report.as_ref().unwrap_or(&r), style, &mut Sources::default())
+}
+
 fn render_findings(r: &Report<'_>, style: &Style, sources: &mut Sources) -> String {
     let color = style.color;
     let width = style.width;

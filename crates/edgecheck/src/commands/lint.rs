@@ -92,25 +92,21 @@ pub fn settings(
 }
 
 pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
-    let groups = if args.merge { vec![args.paths.clone()] } else { super::roots::split(&args.paths) };
-    // Several repositories: each is linted on its own (its configuration, its inventory) and reported as
-    // a part of its own; so is each cluster a repository's builds target. The exit code is the worst part's.
-    let format: Format = args.format.into();
-    let mut parts: Vec<Part> = Vec::new();
-    for g in &groups {
-        // A root that reads nothing says why on stderr; the others are still reported.
-        let mut group = lint_group(args, g, color)?;
-        if groups.len() > 1 {
-            let root = g.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
-            group.iter_mut().for_each(|p| p.root = Some(root.clone()));
-        }
-        parts.extend(group);
+    if args.diff_base.is_some() {
+        return super::diff::run(args, color);
     }
+    // A baseline that does not parse is bad usage: said before anything is linted.
+    let baseline = args.baseline.as_deref().map(super::diff::read_baseline).transpose()?;
+    let format: Format = args.format.into();
+    let mut parts = lint_parts(args, &args.paths, color, None)?;
     if parts.is_empty() {
         return Ok(2);
     }
-    for p in &mut parts {
-        p.scope_findings();
+    if let Some(file) = &args.write_baseline {
+        return super::diff::write_baseline(file, &parts);
+    }
+    if let Some(baseline) = &baseline {
+        super::diff::apply_baseline(&mut parts, baseline);
     }
     if parts.len() == 1 {
         let part = parts.swap_remove(0);
@@ -125,20 +121,48 @@ pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
     Ok(u8::from(exit))
 }
 
+/// Lints `paths`: a part per root, or per cluster its builds target (none when nothing could be read),
+/// each finding scoped to its root and cluster. `base` is set when `paths` are a base revision's worktree
+/// (`--diff-base`): each root's configuration is then the working tree's.
+pub(super) fn lint_parts(
+    args: &LintArgs,
+    paths: &[PathBuf],
+    color: ColorChoice,
+    base: Option<&super::diff::Worktree>,
+) -> anyhow::Result<Vec<Part>> {
+    let groups = if args.merge { vec![paths.to_vec()] } else { super::roots::split(paths) };
+    // Several repositories: each is linted on its own (its configuration, its inventory) and reported as
+    // a part of its own; so is each cluster a repository's builds target. The exit code is the worst part's.
+    let mut parts: Vec<Part> = Vec::new();
+    for g in &groups {
+        // A root that reads nothing says why on stderr; the others are still reported.
+        let mut group = lint_group(args, g, color, base)?;
+        if groups.len() > 1 {
+            let root = g.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ");
+            group.iter_mut().for_each(|p| p.root = Some(root.clone()));
+        }
+        parts.extend(group);
+    }
+    for p in &mut parts {
+        p.scope_findings();
+    }
+    Ok(parts)
+}
+
 /// One inventory linted (a root, or one cluster of it): its graph, analysis and settings.
-struct Part {
-    label: String,
+pub(super) struct Part {
+    pub(super) label: String,
     /// The root it is, when the run has several.
-    root: Option<String>,
+    pub(super) root: Option<String>,
     /// The cluster it is, when the builds name one.
-    cluster: Option<String>,
-    graph: Graph,
-    analysis: edgecheck_checks::Analysis,
-    settings: Settings,
+    pub(super) cluster: Option<String>,
+    pub(super) graph: Graph,
+    pub(super) analysis: edgecheck_checks::Analysis,
+    pub(super) settings: Settings,
 }
 
 impl Part {
-    fn failed(&self) -> bool {
+    pub(super) fn failed(&self) -> bool {
         self.settings.fail_on.is_some_and(|t| self.analysis.findings.iter().any(|f| f.severity.reaches(t)))
     }
 
@@ -151,7 +175,7 @@ impl Part {
     }
 
     /// `objects[]`, with its root and cluster.
-    fn objects(&self) -> Vec<edgecheck_checks::ObjectEntry> {
+    pub(super) fn objects(&self) -> Vec<edgecheck_checks::ObjectEntry> {
         let mut objects = self.analysis.object_entries(&self.graph);
         for o in &mut objects {
             o.root.clone_from(&self.root);
@@ -164,9 +188,22 @@ impl Part {
 /// Lints one group: one part, or one per cluster when its builds target several (docs/design.md "Builds");
 /// none when it read nothing (the reasons are on stderr). `EDGECHECK_TIMINGS` prints each phase's time and
 /// the peak RSS after it.
-fn lint_group(args: &LintArgs, paths: &[PathBuf], color: ColorChoice) -> anyhow::Result<Vec<Part>> {
+fn lint_group(
+    args: &LintArgs,
+    paths: &[PathBuf],
+    color: ColorChoice,
+    base: Option<&super::diff::Worktree>,
+) -> anyhow::Result<Vec<Part>> {
     let first = paths.iter().find(|p| p.as_os_str() != "-").cloned().unwrap_or_else(|| PathBuf::from("."));
-    let loaded = config::discover(&first, args.check.config.as_deref(), args.check.no_config)?;
+    let loaded = match base {
+        None => config::discover(&first, args.check.config.as_deref(), args.check.no_config)?,
+        // The working tree's configuration, found as for the working tree's copy of this root, and placed
+        // in the worktree (its directory anchors `repo-urls` and relative tool paths).
+        Some(wt) => {
+            let head = config::discover(&wt.to_head(&first), args.check.config.as_deref(), args.check.no_config)?;
+            config::Loaded { options: head.options, path: head.path.map(|p| wt.to_base(&p)) }
+        }
+    };
     let settings = settings(&args.check, args.format.into(), color, &loaded)?;
     let load_opts = load_options(&loaded, args.max_file_size)?;
     let timings = std::env::var_os("EDGECHECK_TIMINGS").is_some();
@@ -345,7 +382,7 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
     super::write_report(&report, format, &edgecheck_report::Style { color: false, ..style }, output_file)
 }
 
-fn add(total: &mut edgecheck_checks::Summary, s: &edgecheck_checks::Summary) {
+pub(super) fn add(total: &mut edgecheck_checks::Summary, s: &edgecheck_checks::Summary) {
     total.objects += s.objects;
     total.errors += s.errors;
     total.warnings += s.warnings;

@@ -2,6 +2,7 @@
 
 mod builds;
 mod catalogue;
+mod diff;
 mod inventory;
 mod lint;
 mod probe;

@@ -3,6 +3,7 @@
 
 mod builds;
 mod checks;
+mod diff;
 mod examples;
 mod formats;
 mod hostile_input;

@@ -51,12 +51,15 @@ pub fn test_cache() -> std::path::PathBuf {
     std::env::temp_dir().join("edgecheck-test-cache")
 }
 
-/// stdout as one JSON document; a report (`--format json` of lint, scan, trace, probe) is validated against
-/// docs/schema/edgecheck.schema.json first, so every JSON report the tests read follows the contract.
+/// stdout as one JSON document; a report (`--format json` of lint, scan, trace, probe, and the diff document
+/// of `lint --diff-base`) is validated against docs/schema/edgecheck.schema.json first, so every JSON report
+/// the tests read follows the contract.
 pub fn json(run: &Run) -> serde_json::Value {
-    let v = serde_json::from_str(&run.stdout)
+    let v: serde_json::Value = serde_json::from_str(&run.stdout)
         .unwrap_or_else(|e| panic!("stdout is not one JSON document: {e}\n{}", run.stdout));
-    if crate::schema::is_report(&v) {
+    // A `lint --diff-base` document holds `diff` in place of `findings`.
+    let diff = v.get("version") == Some(&serde_json::json!(1)) && v.get("diff").is_some();
+    if crate::schema::is_report(&v) || diff {
         crate::schema::assert_valid(&v);
     }
     v

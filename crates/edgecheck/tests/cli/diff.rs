@@ -303,3 +303,36 @@ fn a_baseline_applies_to_what_a_change_introduces() {
     assert_eq!(codes_of(&v["diff"]["fixed"]), ["BKD002"]);
     assert_eq!(v["summary"]["suppressed"], 1);
 }
+
+/// The GitHub Actions example's pull-request step checks out the whole history and, run as it is written
+/// with the variable GitHub sets, annotates only what the change introduces.
+#[test]
+fn the_github_actions_example_runs_on_a_pull_request() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/ci/github-actions.yml");
+    let text = std::fs::read_to_string(&path).expect("docs/ci/github-actions.yml");
+    let doc = yaml_rust2::YamlLoader::load_from_str(&text).expect("yaml").remove(0);
+    let steps = doc["jobs"]["edgecheck"]["steps"].as_vec().expect("steps");
+    let checkout =
+        steps.iter().find(|s| s["uses"].as_str().is_some_and(|u| u.starts_with("actions/checkout"))).expect("checkout");
+    assert_eq!(checkout["with"]["fetch-depth"].as_i64(), Some(0));
+    let cmd =
+        steps.iter().filter_map(|s| s["run"].as_str()).find(|r| r.contains("--diff-base")).expect("a --diff-base step");
+    let argv: Vec<&str> = cmd.split_whitespace().skip(1).collect();
+    // The pull request's branch holds the second commit; its base branch, the first.
+    let d = two_commits();
+    git(d.path(), &["checkout", "-q", "-b", "feature"]);
+    git(d.path(), &["branch", "-f", "main", "HEAD~1"]);
+    let out = assert_cmd::Command::cargo_bin("edgecheck")
+        .expect("binary")
+        .current_dir(d.path())
+        .args(&argv)
+        .env("GITHUB_BASE_REF", "main")
+        .env("XDG_CACHE_HOME", crate::support::test_cache())
+        .output()
+        .expect("run");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{cmd}: {stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let annotations: Vec<&str> = stdout.lines().filter(|l| l.starts_with("::")).collect();
+    assert_eq!(annotations.len(), 1, "{stdout}");
+    assert!(annotations[0].starts_with("::error file=a.yaml,") && annotations[0].contains("TLS015"), "{stdout}");
+}

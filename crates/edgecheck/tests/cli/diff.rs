@@ -336,3 +336,23 @@ fn the_github_actions_example_runs_on_a_pull_request() {
     assert_eq!(annotations.len(), 1, "{stdout}");
     assert!(annotations[0].starts_with("::error file=a.yaml,") && annotations[0].contains("TLS015"), "{stdout}");
 }
+
+/// The working tree's configuration applies to both sides: a check the change turns off is not "fixed" (the
+/// base, without the configuration, had it), and a run that fails after the base's worktree was made still
+/// removes it.
+#[test]
+fn the_working_trees_configuration_judges_the_base_and_the_worktree_goes_on_error() {
+    let d = repo(&[("b.yaml", site("b", "b.example.com", 8080, "b.example.com"))]);
+    commit(&d, &[(".edgecheck.toml", "ignore = [\"BKD002\"]\n".to_string())], "ignore BKD002");
+    let r = edgecheck(d.path(), &["lint", "--diff-base", "HEAD~1", "--format", "json", "."]);
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let v = json(&r);
+    assert_eq!(v["diff"]["fixed"], serde_json::json!([]), "{v}");
+    assert_eq!(v["diff"]["hosts"], serde_json::json!([]), "{v}");
+
+    // --cluster naming no cluster fails the base's lint: exit 2, and no worktree is left.
+    let r = edgecheck(d.path(), &["lint", "--diff-base", "HEAD~1", "--cluster", "nowhere", "."]);
+    assert_eq!(r.code, 2, "{}", r.stdout);
+    assert!(r.stderr.contains("--cluster nowhere"), "{}", r.stderr);
+    assert_eq!(worktrees(&d), 1, "{}", git(d.path(), &["worktree", "list"]));
+}

@@ -320,6 +320,10 @@ fn parse_one(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxErro
                     None => return Err(e),
                 }
             }
+            Err(e) if e.message.contains("unknown anchor") => match spaced_alias_keys(current) {
+                Some(fixed) => owned = Some(fixed),
+                None => return Err(e),
+            },
             Err(e) if e.message.starts_with(LAX_FLOW_INDENT) => {
                 let line = e.line.saturating_sub(start_line - 1);
                 match reindent_flow(current, line) {
@@ -431,6 +435,48 @@ fn reindent_flow(text: &str, line: u32) -> Option<String> {
             changed = true;
         }
         out.push_str(l);
+    }
+    changed.then_some(out)
+}
+
+/// `text` with a space between an alias used as a mapping key and its colon (`*app:` → `*app :`). YAML 1.2
+/// lets an anchor's name hold `:`, so yaml-rust2 reads `*app:` as the unknown anchor `app:`; Go's reader
+/// (and libyaml) end the name at the colon, as Helm values keyed by an anchor (`controllers: {*app: …}`)
+/// expect. `None` when no alias key is there.
+fn spaced_alias_keys(text: &str) -> Option<String> {
+    let mut out = String::with_capacity(text.len() + 16);
+    let mut changed = false;
+    for line in text.split_inclusive('\n') {
+        let mut prev = ' ';
+        let mut chars = line.char_indices().peekable();
+        let (mut single, mut double) = (false, false);
+        while let Some((i, c)) = chars.next() {
+            out.push(c);
+            match c {
+                '"' if !single => double = !double,
+                '\'' if !double => single = !single,
+                '#' if !single && !double && prev.is_whitespace() => {
+                    out.push_str(&line[i + 1..]);
+                    break;
+                }
+                '*' if !single && !double && (prev.is_whitespace() || matches!(prev, '[' | '{' | ',')) => {
+                    // The alias name, then a colon right after it.
+                    let rest = &line[i + 1..];
+                    let n =
+                        rest.find(|ch: char| !(ch.is_alphanumeric() || ch == '-' || ch == '_')).unwrap_or(rest.len());
+                    if n > 0 && rest[n..].starts_with(':') {
+                        out.push_str(&rest[..n]);
+                        out.push(' ');
+                        changed = true;
+                        for _ in 0..rest[..n].chars().count() {
+                            chars.next();
+                        }
+                    }
+                }
+                _ => {}
+            }
+            prev = c;
+        }
     }
     changed.then_some(out)
 }
@@ -579,6 +625,20 @@ mod tests {
         // Not a way around real errors: a key without a colon is still one (kubectl rejects it too).
         let broken = parse_documents("spec:\n  validator:\n  {}\n  daemonsets: {}\n");
         assert!(broken[0].is_err());
+    }
+
+    /// An alias as a mapping key (`*app:`), as Helm values keyed by the release name are written; Go's reader
+    /// ends the alias at the colon.
+    #[test]
+    fn aliases_as_keys_as_kubectl_reads_them() {
+        let text = "metadata:\n  name: &app littlelink\nspec:\n  values:\n    controllers:\n      *app:\n        image: x # *not: an alias\n    other: '*quoted:'\n";
+        let docs: Vec<Document> = parse_documents(text).into_iter().map(|d| d.expect("parses")).collect();
+        let d = &docs[0];
+        assert_eq!(d.value["spec"]["values"]["controllers"]["littlelink"]["image"], "x");
+        assert_eq!(d.value["spec"]["values"]["other"], "*quoted:");
+        assert_eq!(line(d, "spec.values.other"), Some(8));
+        // An alias nothing defines is still an error.
+        assert!(parse_documents("a:\n  *nothing:\n    b: 1\n")[0].is_err());
     }
 
     #[test]

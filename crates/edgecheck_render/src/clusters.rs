@@ -18,28 +18,35 @@ pub struct Trees {
 impl Trees {
     /// The trees of the self-applying Flux roots among `files`; none for fewer than two roots.
     pub fn find(files: &[Object]) -> Trees {
-        let mut roots: Vec<String> = Vec::new();
+        // Every Flux Kustomization of this checkout read from a file: its file, the directory its path names,
+        // and whether that directory holds the file (it applies itself).
+        let mut all: Vec<(String, String, bool)> = Vec::new();
         for o in files.iter().filter(|o| o.source.build.is_none() && !o.source.example) {
             if o.kind.group != "kustomize.toolkit.fluxcd.io" || o.kind.kind != "Kustomization" {
                 continue;
             }
             let (Some(file), Some((_, rel))) = (o.source.file.as_deref(), &o.source.repo_path) else { continue };
-            // Only a root that applies this checkout (a GitRepository source), not Flux's own manifests from
-            // an OCIRepository.
+            // Only a Kustomization that applies this checkout (a GitRepository source), not Flux's own
+            // manifests from an OCIRepository.
             if o.value.pointer("/spec/sourceRef/kind").and_then(Value::as_str).is_some_and(|k| k != "GitRepository") {
                 continue;
             }
             let Some(path) = o.value.pointer("/spec/path").and_then(Value::as_str) else { continue };
             let path = edgecheck_core::graph::normalize_rel_path(path);
-            if !edgecheck_core::graph::under_dir(rel, &path) {
-                continue;
-            }
-            // The root's directory as files are spelled: the file's prefix before its repository path, then
-            // the path.
+            // The directory as files are spelled: the file's prefix before its repository path, then the path.
             let prefix = file.strip_suffix(rel.as_str()).unwrap_or("").trim_end_matches('/');
             let dir = join_path(prefix, &path);
-            if !roots.contains(&dir) {
-                roots.push(dir);
+            let own = edgecheck_core::graph::under_dir(rel, &path);
+            all.push((file.to_string(), dir, own));
+        }
+        // A root applies itself and is applied by bootstrap, not by another Kustomization: an app's `ks.yaml`
+        // pointing at its own directory, under another Kustomization's path, is no root.
+        let mut roots: Vec<String> = Vec::new();
+        for (file, dir, own) in &all {
+            let applied_by_another =
+                all.iter().any(|(f2, d2, _)| f2 != file && d2 != dir && edgecheck_core::graph::under_dir(file, d2));
+            if *own && !applied_by_another && !roots.contains(dir) {
+                roots.push(dir.clone());
             }
         }
         // A root whose tree holds another root's (the repository's root) names no cluster.
@@ -113,6 +120,28 @@ mod tests {
         assert_eq!(t.of("repo/kubernetes/nas-1/apps/web/ks.yaml"), Some("nas-1"));
         assert_eq!(t.of("repo/kubernetes/components/common/x.yaml"), None, "shared by both");
         assert_eq!(t.of("repo/clusters/prod/x.yaml"), Some("prod"), "the documented layout still counts");
+        // Apps' Kustomizations pointing at their own directories, under a root's path, are no roots.
+        let mut with_apps = files.clone();
+        with_apps.push(root(
+            "repo/kubernetes/nas-1/apps/web/ks.yaml",
+            "kubernetes/nas-1/apps/web/ks.yaml",
+            "./kubernetes/nas-1/apps/web",
+        ));
+        with_apps.push(root(
+            "repo/kubernetes/nas-1/apps/db/ks.yaml",
+            "kubernetes/nas-1/apps/db/ks.yaml",
+            "./kubernetes/nas-1/apps/db",
+        ));
+        assert_eq!(Trees::find(&with_apps).names().collect::<Vec<_>>(), ["cluster-0", "nas-1"]);
+        // One cluster whose apps' Kustomizations point at their own directories, under the apps
+        // Kustomization's path: one root, no trees.
+        let single = vec![
+            root("repo/kubernetes/flux/config/flux.yaml", "kubernetes/flux/config/flux.yaml", "./kubernetes/flux"),
+            root("repo/kubernetes/flux/apps.yaml", "kubernetes/flux/apps.yaml", "./kubernetes/apps"),
+            root("repo/kubernetes/apps/a/ks.yaml", "kubernetes/apps/a/ks.yaml", "./kubernetes/apps/a"),
+            root("repo/kubernetes/apps/b/ks.yaml", "kubernetes/apps/b/ks.yaml", "./kubernetes/apps/b"),
+        ];
+        assert_eq!(Trees::find(&single), Trees::default());
         // One root: one cluster, no trees.
         assert_eq!(Trees::find(&files[..1]), Trees::default());
         // A Kustomization whose path does not hold its own file is no root.

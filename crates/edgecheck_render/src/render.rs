@@ -197,8 +197,21 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
             return Output::No(NotRendered::Other("cannot create a temporary directory".into()));
         };
         let mut resources: Vec<String> = Vec::new();
+        // Flux adds a Kustomization's `components` to the kustomization at its path, so that the path's own
+        // patches see what the components add; a wrapper around it would apply them after. The path is built
+        // from a mirror of the checkout (the directories down to it real, everything else linked) whose
+        // kustomization lists the components too: relative references resolve as in the checkout.
+        let mut components_inside = false;
         if generated {
             resources.extend(files.iter().chain(&subdirs).map(|f| relative(tmp.path(), f)));
+        } else if !overlay.components.is_empty() {
+            match mirror_with_components(tmp.path(), dir, &overlay.components) {
+                Ok(mirrored) => {
+                    resources.push(relative(tmp.path(), &mirrored.to_string_lossy()));
+                    components_inside = true;
+                }
+                Err(why) => return Output::No(NotRendered::Other(why)),
+            }
         } else {
             resources.push(relative(tmp.path(), dir));
         }
@@ -241,7 +254,7 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
                 .collect();
             m.insert("patches".into(), Value::Array(patches));
         }
-        if !overlay.components.is_empty() {
+        if !overlay.components.is_empty() && !components_inside {
             let c: Vec<String> = overlay.components.iter().map(|c| relative(tmp.path(), c)).collect();
             m.insert("components".into(), json!(c));
         }
@@ -256,6 +269,55 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
         Ok(text) => Output::Text { text, tool: tool.version().to_string(), helm_chart: None },
         Err(e) => Output::No(failure(&e, false)),
     }
+}
+
+const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
+/// A mirror under `tmp` of the checkout that holds `dir`: the directories from the checkout's root down to
+/// `dir` are real, every other entry a symbolic link to the original; `dir`'s kustomization is the original
+/// with `components` (relative to `dir`) appended. Returns the mirrored `dir`. Nothing of the checkout is
+/// written.
+fn mirror_with_components(tmp: &Path, dir: &str, components: &[String]) -> Result<PathBuf, String> {
+    let target = abs(dir);
+    let root = target.ancestors().find(|a| a.join(".git").exists()).unwrap_or(&target).to_path_buf();
+    let rel = target.strip_prefix(&root).map_err(|_| "the build's directory is outside its checkout".to_string())?;
+    let mirror = tmp.join("mirror");
+    let mut src = root.clone();
+    let mut dst = mirror.clone();
+    let steps: Vec<_> = rel.components().collect();
+    let fail = |e: std::io::Error| format!("cannot mirror the checkout to apply Flux components: {e}");
+    std::fs::create_dir_all(&dst).map_err(fail)?;
+    for i in 0..=steps.len() {
+        let next = steps.get(i).map(|c| c.as_os_str().to_os_string());
+        let last = i == steps.len();
+        for e in std::fs::read_dir(&src).map_err(fail)?.flatten() {
+            let name = e.file_name();
+            if Some(&name) == next.as_ref() || (last && KUSTOMIZATION_FILES.iter().any(|k| name == *k)) {
+                continue;
+            }
+            std::os::unix::fs::symlink(e.path(), dst.join(&name)).map_err(fail)?;
+        }
+        if let Some(n) = next {
+            src = src.join(&n);
+            dst = dst.join(&n);
+            std::fs::create_dir_all(&dst).map_err(fail)?;
+        }
+    }
+    let file = KUSTOMIZATION_FILES
+        .iter()
+        .map(|k| target.join(k))
+        .find(|p| p.is_file())
+        .ok_or("no kustomization at the path")?;
+    let text = edgecheck_load::read::read_regular_text(&file, 4 << 20).map_err(|e| e.to_string())?;
+    let mut k = match edgecheck_load::yaml::parse_single(&text) {
+        Ok(Some(d)) if d.value.is_object() => d.value,
+        _ => return Err(format!("{} is not a kustomization", file.display())),
+    };
+    let mut list: Vec<Value> = k.get("components").and_then(Value::as_array).cloned().unwrap_or_default();
+    list.extend(components.iter().map(|c| json!(relative(&target, c))));
+    k["components"] = Value::Array(list);
+    std::fs::write(dst.join("kustomization.yaml"), k.to_string()).map_err(fail)?;
+    Ok(dst)
 }
 
 /// A tool's failure as a reason: what edgecheck refuses to do is not a template error.

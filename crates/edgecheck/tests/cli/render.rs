@@ -371,6 +371,47 @@ fn a_flux_kustomization_its_kustomization_does_not_list_is_no_build() {
     assert!(errors[0].starts_with("Kustomization flux-system/old") && errors[0].contains("Component"), "{errors:?}");
 }
 
+/// A Flux Kustomization's `components` join the kustomization at its path, as Flux adds them there: the
+/// path's own patches can patch what a component adds (a database cluster the app's patch resizes).
+#[test]
+fn flux_components_join_the_kustomization_at_the_path() {
+    let d = flux("example.com");
+    d.write(
+        "clusters/main/db.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: books, namespace: flux-system}\nspec:\n  path: ./apps/books\n  targetNamespace: books\n  components: [../../components/db]\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    d.write(
+        "components/db/kustomization.yaml",
+        "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\nresources: [db.yaml]\n",
+    );
+    d.write(
+        "components/db/db.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: books-db}\ndata: {size: small}\n",
+    );
+    d.write("apps/books/kustomization.yaml", "resources: [app.yaml]\npatches:\n  - path: patches/db.yaml\n");
+    d.write("apps/books/app.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: books}\n");
+    d.write(
+        "apps/books/patches/db.yaml",
+        "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: books-db}\ndata: {size: large}\n",
+    );
+    let v = lint(&d, &[]);
+    let errors: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD010").collect();
+    assert!(errors.is_empty(), "{v}");
+    let names: Vec<&str> = v["objects"]
+        .as_array()
+        .expect("objects")
+        .iter()
+        .filter(|o| o["namespace"] == "books")
+        .filter_map(|o| o["name"].as_str())
+        .collect();
+    assert!(names.contains(&"books") && names.contains(&"books-db"), "{v}");
+    // Nothing is written into the checkout.
+    assert!(d.path().join("apps/books/kustomization.yaml").read_link().is_err());
+    let k = std::fs::read_to_string(d.path().join("apps/books/kustomization.yaml")).expect("read");
+    assert!(!k.contains("components"), "{k}");
+}
+
 #[test]
 fn directories_no_build_applies_are_reported_once_each() {
     let d = overlay(80);

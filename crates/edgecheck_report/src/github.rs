@@ -67,7 +67,8 @@ fn annotation(f: &Finding, sources: &mut Sources) -> String {
     let mut title = format!("{} {}", f.meta.code, f.meta.name);
     match &f.file {
         Some(file) => {
-            props.push(format!("file={}", escape_property(file)));
+            // The runner resolves `file` against the repository's top, wherever edgecheck ran.
+            props.push(format!("file={}", escape_property(&crate::paths::repo_relative(file))));
             if let Some(line) = f.line {
                 props.push(format!("line={line}"));
                 // The column of the field, when the file can be read (as `--format concise`); an input

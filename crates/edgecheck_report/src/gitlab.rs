@@ -22,7 +22,8 @@ fn severity(s: Severity) -> &'static str {
 
 fn issue(f: &Finding, fingerprint: String) -> Value {
     let (path, line) = match &f.file {
-        Some(file) => (file.clone(), f.line.unwrap_or(1)),
+        // GitLab resolves `path` against the repository's top, wherever edgecheck ran.
+        Some(file) => (crate::paths::repo_relative(file), f.line.unwrap_or(1)),
         None => (crate::identity::logical_name(&f.object), 1),
     };
     let mut body = f.message.clone();

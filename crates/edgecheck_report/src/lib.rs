@@ -13,6 +13,7 @@ mod identity;
 mod json;
 mod markdown;
 mod mermaid;
+mod paths;
 mod probe_text;
 mod sarif;
 mod snippet;

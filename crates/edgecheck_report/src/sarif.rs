@@ -47,7 +47,8 @@ pub fn render_sarif(r: &Report<'_>) -> String {
                 "logicalLocations": [{"fullyQualifiedName": crate::identity::logical_name(&f.object), "kind": "resource"}],
             });
             if let Some(file) = &f.file {
-                let mut phys = json!({"artifactLocation": {"uri": file}});
+                // Code scanning resolves URIs against the repository's top, wherever edgecheck ran.
+                let mut phys = json!({"artifactLocation": {"uri": crate::paths::repo_relative(file)}});
                 if let Some(line) = f.line {
                     phys["region"] = json!({"startLine": line});
                 }

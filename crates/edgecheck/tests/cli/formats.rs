@@ -30,3 +30,34 @@ fn diagram_formats_draw_the_zitadel_diagnosis() {
     assert!(html.contains("ROOT CAUSE</text>"));
     assert!(!html.contains(" src=\"http") && !html.contains(" href=\"http"));
 }
+
+/// SARIF, GitHub annotations and GitLab Code Quality name files relative to the top of the git checkout
+/// (what code scanning, the runner and GitLab resolve them against), wherever edgecheck ran: here from a
+/// subdirectory, and with an absolute path.
+#[test]
+fn ci_formats_name_files_from_the_checkout_top() {
+    let d = crate::support::Dir::new();
+    d.write(".git/HEAD", "ref: refs/heads/main\n");
+    d.write(
+        "kubernetes/apps/web.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: web, namespace: shop}\nspec:\n  rules:\n    - host: Web.Example.com\n      http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: web, port: {number: 80}}}}]}\n",
+    );
+    let sub = d.path().join("kubernetes");
+    let abs = sub.join("apps").to_string_lossy().into_owned();
+    for (cwd, target) in [(sub.as_path(), "apps"), (d.path(), abs.as_str())] {
+        let sarif = crate::support::edgecheck(cwd, &["lint", target, "--format", "sarif"]).stdout;
+        assert!(
+            sarif.contains("\"uri\": \"kubernetes/apps/web.yaml\"")
+                || sarif.contains("\"uri\":\"kubernetes/apps/web.yaml\""),
+            "{sarif}"
+        );
+        let github = crate::support::edgecheck(cwd, &["lint", target, "--format", "github"]).stdout;
+        assert!(github.contains("file=kubernetes/apps/web.yaml,"), "{github}");
+        let gitlab = crate::support::edgecheck(cwd, &["lint", target, "--format", "gitlab"]).stdout;
+        assert!(
+            gitlab.contains("\"path\": \"kubernetes/apps/web.yaml\"")
+                || gitlab.contains("\"path\":\"kubernetes/apps/web.yaml\""),
+            "{gitlab}"
+        );
+    }
+}

@@ -161,6 +161,18 @@ pub struct Inventory {
     pub clusters: Vec<String>,
 }
 
+/// One place a Helm build's values come from (a values file, an object's inline values, `--set`
+/// parameters), with the keys it sets: dotted paths (`ingress.host`) and their lines in `file`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ValueSource {
+    /// How findings name it: the file, or the object and field that holds inline values.
+    pub label: String,
+    /// Its file, when it is one.
+    pub file: Option<String>,
+    /// The keys it sets, with their lines when it is a file.
+    pub keys: std::collections::BTreeMap<String, Option<u32>>,
+}
+
 /// One build found in the inputs and what became of it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BuildRecord {
@@ -187,6 +199,11 @@ pub struct BuildRecord {
     pub state: BuildState,
     /// Objects it rendered.
     pub objects: usize,
+    /// A local chart's directory, when the build renders one.
+    pub chart: Option<String>,
+    /// Where the chart's values come from, lowest precedence first (the chart's `values.yaml`, value files,
+    /// inline values, parameters): findings at a template line name the one that sets a value.
+    pub values: Vec<ValueSource>,
 }
 
 /// What became of a build.

@@ -15,6 +15,7 @@ mod map;
 mod render;
 pub mod run;
 pub mod tools;
+mod values;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -26,6 +27,7 @@ use edgecheck_core::{Build, Inventory, LoadProblem, LoadProblemKind, Object};
 use rayon::prelude::*;
 
 use discover::{How, Spec, World};
+pub use values::annotate as annotate_value_sources;
 
 /// Whether to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -858,7 +860,15 @@ fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
             (failed.map_or(ok, BuildState::NotRendered), tool, n)
         }
     };
+    // A local chart: where its values come from, for findings at its templates.
+    let local = s.parts.iter().find_map(|p| match p {
+        How::Helm(h) if h.remote.is_none() => Some(h),
+        _ => None,
+    });
+    let origin = s.origin.as_ref().map_or_else(|| s.name.clone(), ToString::to_string);
     BuildRecord {
+        chart: local.map(|h| h.chart.clone()),
+        values: local.map(|h| values::sources(h, &origin)).unwrap_or_default(),
         name: s.name.clone(),
         kind: kind.into(),
         path,

@@ -241,7 +241,7 @@ fn lint_group(
     let options = super::inventory::options(&args.inventory, &loaded.options, None);
     let graph = Graph::build(inventory, &options);
     let (t_graph, m_graph) = (t0.elapsed(), if timings { peak_rss() } else { String::new() });
-    let analysis = edgecheck_checks::analyze(
+    let mut analysis = edgecheck_checks::analyze(
         &graph,
         &options,
         settings.now,
@@ -250,6 +250,8 @@ fn lint_group(
         &[],
         edgecheck_checks::diagnose::Diagnose::Hosts,
     );
+    // A finding at a chart template's line names where the values it reads are set.
+    edgecheck_render::annotate_value_sources(&graph.rendered, &mut analysis.findings);
     if timings {
         eprintln!("timings: load {t_load:?}, graph {:?}, model+checks {:?}", t_graph - t_load, t0.elapsed() - t_graph);
         eprintln!("peak RSS after: load {m_load}, graph {m_graph}, model+checks {}", peak_rss());
@@ -261,7 +263,7 @@ fn lint_group(
 fn analyze(args: &LintArgs, loaded: &config::Loaded, inventory: Inventory, settings: Settings, label: String) -> Part {
     let options = super::inventory::options(&args.inventory, &loaded.options, None);
     let graph = Graph::build(inventory, &options);
-    let analysis = edgecheck_checks::analyze(
+    let mut analysis = edgecheck_checks::analyze(
         &graph,
         &options,
         settings.now,
@@ -270,6 +272,8 @@ fn analyze(args: &LintArgs, loaded: &config::Loaded, inventory: Inventory, setti
         &[],
         edgecheck_checks::diagnose::Diagnose::Hosts,
     );
+    // A finding at a chart template's line names where the values it reads are set.
+    edgecheck_render::annotate_value_sources(&graph.rendered, &mut analysis.findings);
     Part { label, root: None, cluster: None, graph, analysis, settings }
 }
 

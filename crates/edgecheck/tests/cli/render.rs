@@ -77,6 +77,29 @@ fn a_chart_whose_values_set_a_host_its_certificate_does_not_cover_is_found_in_th
     let v = lint(&d, &[]);
     // The Certificate's dnsNames line in the chart template.
     assert_eq!(at(&v, "TLS015"), vec!["charts/web/templates/certificate.yaml:7"], "{v}");
+    // And where the value that line reads is set: the chart's values.yaml, at its line.
+    let evidence = |v: &serde_json::Value, code: &str| {
+        v["findings"]
+            .as_array()
+            .expect("f")
+            .iter()
+            .filter(|f| f["code"] == code)
+            .map(|f| f["evidence"].to_string())
+            .collect::<String>()
+    };
+    assert!(evidence(&v, "TLS015").contains("`.Values.certHost` is set in charts/web/values.yaml:2"), "{v}");
+    // Set inline by the Application, the inline values are named instead (never the value).
+    d.write(
+        "argocd/web.yaml",
+        application(
+            "web",
+            &format!("  source:\n    repoURL: {REPO}\n    path: charts/web\n    helm:\n      valuesObject:\n        host: shop.example.com\n        certHost: api.example.com\n"),
+        ),
+    );
+    let v = lint(&d, &[]);
+    let e = evidence(&v, "TLS015");
+    assert!(e.contains("`.Values.certHost` is set in the inline values of Application `argocd/web`"), "{e}");
+    assert!(!e.contains("api.example.com\\\" is set"), "{e}");
     let objects = v["objects"].as_array().expect("objects");
     let ingress = objects.iter().find(|o| o["kind"] == "Ingress").expect("the rendered Ingress");
     assert_eq!(ingress["namespace"], "web", "the destination namespace: {ingress}");

@@ -204,6 +204,8 @@ pub struct BuildRecord {
     /// Where the chart's values come from, lowest precedence first (the chart's `values.yaml`, value files,
     /// inline values, parameters): findings at a template line name the one that sets a value.
     pub values: Vec<ValueSource>,
+    /// The kustomize patch files its kustomizations apply: findings at a field a patch sets name the patch.
+    pub patches: Vec<String>,
 }
 
 /// What became of a build.

@@ -27,7 +27,7 @@ use edgecheck_core::{Build, Inventory, LoadProblem, LoadProblemKind, Object};
 use rayon::prelude::*;
 
 use discover::{How, Spec, World};
-pub use values::annotate as annotate_value_sources;
+pub use values::{annotate as annotate_value_sources, annotate_patches};
 
 /// Whether to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -212,7 +212,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut taken: HashSet<String> = HashSet::new();
     for s in &specs {
         let outcome = outcomes.get(&s.key());
-        records.push(record(s, outcome, opts.mode));
+        records.push(record(&ctx, s, outcome, opts.mode));
         in_failed.extend(s.claims.iter().map(String::as_str));
         claimed_files.extend(claim_files(&ctx, &s.claims));
         let Some(o) = outcome else {
@@ -308,6 +308,10 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         .sum();
     inv.skipped_templates = inv.skipped_templates.saturating_sub(rendered_templates);
     inv.objects = objects;
+    // A rendered copy of a replaced file reports its Secret data problems again: the file's are dropped.
+    inv.problems.retain(|p| {
+        !(matches!(p.kind, LoadProblemKind::BadBase64 | LoadProblemKind::BadPem) && replaced.contains(p.file.as_str()))
+    });
     inv.problems.extend(problems);
     inv.rendered = records;
     inv
@@ -813,7 +817,7 @@ fn glob(pattern: &str, name: &str) -> bool {
     m(base.as_bytes(), name.as_bytes())
 }
 
-fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
+fn record(ctx: &render::Ctx<'_>, s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
     let kind = match s.parts.first() {
         Some(How::Helm(_)) => "helm",
         Some(How::Kustomize { .. }) => "kustomize",
@@ -866,7 +870,19 @@ fn record(s: &Spec, outcome: Option<&Outcome>, mode: Mode) -> BuildRecord {
         _ => None,
     });
     let origin = s.origin.as_ref().map_or_else(|| s.name.clone(), ToString::to_string);
+    let kustomized: Vec<String> = s
+        .parts
+        .iter()
+        .filter_map(|p| match p {
+            How::Kustomize { dir, overlay } => {
+                Some(std::iter::once(dir.clone()).chain(overlay.components.iter().cloned()).collect::<Vec<_>>())
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect();
     BuildRecord {
+        patches: if kustomized.is_empty() { Vec::new() } else { render::reach_patches(ctx, kustomized) },
         chart: local.map(|h| h.chart.clone()),
         values: local.map(|h| values::sources(h, &origin)).unwrap_or_default(),
         name: s.name.clone(),

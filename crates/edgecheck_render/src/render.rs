@@ -99,6 +99,20 @@ pub fn reach_dirs<'a>(ctx: &Ctx<'a>, dirs: impl IntoIterator<Item = String>) -> 
     reach(ctx, dirs).into_iter().map(|b| b.dir.as_str()).collect()
 }
 
+/// Every patch file of the kustomizations reachable from `dirs`, and their kustomization files (inline
+/// patches).
+pub fn reach_patches(ctx: &Ctx<'_>, dirs: impl IntoIterator<Item = String>) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for b in reach(ctx, dirs) {
+        out.extend(b.patches.iter().cloned());
+        // The kustomization itself, for its inline `patches`.
+        out.extend(KUSTOMIZATION_FILES.iter().map(|k| join_path(&b.dir, k)).find(|f| Path::new(f).is_file()));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// Every file the kustomizations reachable from `dirs` list.
 pub fn reach_files(ctx: &Ctx<'_>, dirs: impl IntoIterator<Item = String>) -> HashSet<String> {
     reach(ctx, dirs).into_iter().flat_map(|b| b.files.iter().cloned()).collect()

@@ -124,9 +124,96 @@ pub fn annotate(records: &[BuildRecord], findings: &mut [Finding]) {
     }
 }
 
+/// Adds to each finding at a field of a kustomize-built object the patch files that set that field (a
+/// strategic-merge patch of the same kind whose name the object's ends with, as `namePrefix` and
+/// `nameSuffix` keep it): the place the user edits when the overlay, not the base, decides the value.
+pub fn annotate_patches(records: &[BuildRecord], findings: &mut [Finding]) {
+    let by_name: HashMap<&str, &BuildRecord> =
+        records.iter().filter(|r| !r.patches.is_empty()).map(|r| (r.name.as_str(), r)).collect();
+    if by_name.is_empty() {
+        return;
+    }
+    let mut parsed: HashMap<String, Patches> = HashMap::new();
+    for f in findings.iter_mut() {
+        let Some(build) = &f.build else { continue };
+        let Some(r) = by_name.get(build.as_str()) else { continue };
+        let mut notes: Vec<String> = Vec::new();
+        for p in &r.patches {
+            let patches = parsed.entry(p.clone()).or_insert_with(|| Patches::read(p));
+            // A patch of the finding's object that sets its field, or one of an object it relates.
+            for (kind, name, line, doc) in &patches.0 {
+                let names = |o: &edgecheck_core::ObjectRef| {
+                    o.kind == *kind && name.as_deref().is_none_or(|n| renamed(&o.name, n))
+                };
+                if names(&f.object) {
+                    match (doc, &f.field) {
+                        (Some(d), Some(field)) => {
+                            if let Some(l) = d.field_line(field) {
+                                notes.push(format!("`{field}` is set by the patch {p}:{l}"));
+                            }
+                        }
+                        (None, _) => notes.push(format!("{} is patched at {p}:{line}", f.object)),
+                        _ => {}
+                    }
+                }
+                for rel in f.related.iter().filter(|o| names(o)) {
+                    notes.push(format!("{rel} is patched at {p}:{line}"));
+                }
+            }
+        }
+        notes.dedup();
+        f.evidence.extend(notes.into_iter().take(3));
+    }
+}
+
+/// Whether `name` is `base` as kustomize may have renamed it (`namePrefix`, `nameSuffix` joined by `-`).
+fn renamed(name: &str, base: &str) -> bool {
+    !base.is_empty()
+        && (name == base
+            || name.strip_suffix(base).is_some_and(|p| p.ends_with('-'))
+            || name.strip_prefix(base).is_some_and(|s| s.starts_with('-')))
+}
+
+/// What one patch file or kustomization patches: (kind, name, line, the patch document when it is a
+/// strategic-merge one read from its own file).
+struct Patches(Vec<(String, Option<String>, u32, Option<edgecheck_core::Object>)>);
+
+impl Patches {
+    fn read(path: &str) -> Patches {
+        let Ok(text) = edgecheck_load::read::read_regular_text(std::path::Path::new(path), 4 << 20) else {
+            return Patches(Vec::new());
+        };
+        let name = path.rsplit('/').next().unwrap_or(path);
+        if !matches!(name, "kustomization.yaml" | "kustomization.yml" | "Kustomization") {
+            let docs = edgecheck_load::load_text(path, &text).objects;
+            return Patches(
+                docs.into_iter()
+                    .map(|d| (d.kind.kind.clone(), Some(d.name.clone()), d.source.line.unwrap_or(1), Some(d)))
+                    .collect(),
+            );
+        }
+        // A kustomization's inline patches: their `target` names what they patch.
+        let Ok(Some(doc)) = edgecheck_load::yaml::parse_single(&text) else { return Patches(Vec::new()) };
+        let mut out = Vec::new();
+        for (i, p) in doc.value.get("patches").and_then(Value::as_array).into_iter().flatten().enumerate() {
+            let Some(kind) = p.pointer("/target/kind").and_then(Value::as_str) else { continue };
+            let name = p.pointer("/target/name").and_then(Value::as_str).map(str::to_string);
+            let line = doc.lines.get(LineTable::hash_path(LineTable::ROOT, &format!("patches[{i}]"))).unwrap_or(1);
+            out.push((kind.to_string(), name, line, None));
+        }
+        Patches(out)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn renamed_names_keep_their_base() {
+        assert!(renamed("web", "web") && renamed("prod-web", "web") && renamed("web-v2", "web"));
+        assert!(!renamed("webhook", "web") && !renamed("myweb", "web") && !renamed("web", ""));
+    }
 
     #[test]
     fn references_are_read_from_template_lines() {

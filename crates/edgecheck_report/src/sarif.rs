@@ -58,7 +58,7 @@ pub fn render_sarif(r: &Report<'_>) -> String {
             if let Some(fix) = &f.fix {
                 text.push_str(&format!(" Fix: {fix}"));
             }
-            json!({
+            let mut result = json!({
                 "ruleId": f.meta.code,
                 "ruleIndex": index,
                 "level": level(f.severity),
@@ -72,7 +72,14 @@ pub fn render_sarif(r: &Report<'_>) -> String {
                     "evidence": f.evidence,
                     "related": f.related.iter().map(crate::object_ref_json).collect::<Vec<_>>(),
                 },
-            })
+            });
+            // Which build rendered the object, and which root and cluster's inventory it is in.
+            for (key, v) in [("build", &f.build), ("root", &f.root), ("cluster", &f.cluster)] {
+                if let Some(v) = v {
+                    result["properties"][key] = json!(v);
+                }
+            }
+            result
         })
         .collect();
     // The render tools as SARIF tool components: `helm v3.17.1` is {name: helm, version: v3.17.1}.

@@ -252,6 +252,7 @@ fn lint_group(
     );
     // A finding at a chart template's line names where the values it reads are set.
     edgecheck_render::annotate_value_sources(&graph.rendered, &mut analysis.findings);
+    edgecheck_render::annotate_patches(&graph.rendered, &mut analysis.findings);
     if timings {
         eprintln!("timings: load {t_load:?}, graph {:?}, model+checks {:?}", t_graph - t_load, t0.elapsed() - t_graph);
         eprintln!("peak RSS after: load {m_load}, graph {m_graph}, model+checks {}", peak_rss());
@@ -274,6 +275,7 @@ fn analyze(args: &LintArgs, loaded: &config::Loaded, inventory: Inventory, setti
     );
     // A finding at a chart template's line names where the values it reads are set.
     edgecheck_render::annotate_value_sources(&graph.rendered, &mut analysis.findings);
+    edgecheck_render::annotate_patches(&graph.rendered, &mut analysis.findings);
     Part { label, root: None, cluster: None, graph, analysis, settings }
 }
 

@@ -213,14 +213,59 @@ fn an_overlay_that_patches_the_service_port_away_from_the_ingress_is_found() {
     let v = lint(&overlay(8081), &[]);
     let bkd002 = at(&v, "BKD002");
     assert_eq!(bkd002.len(), 1, "{v}");
-    // At the Ingress's resource file, where the port is written.
+    // At the Ingress's resource file, where the port is written; the overlay's patch that changed the
+    // Service is named, at its line.
     assert!(bkd002[0].starts_with("base/ingress.yaml:"), "{bkd002:?}");
+    let evidence: String = v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["code"] == "BKD002")
+        .map(|f| f["evidence"].to_string())
+        .collect();
+    assert!(evidence.contains("Service `prod/web` is patched at overlays/prod/kustomization.yaml:4"), "{evidence}");
     let objects = v["objects"].as_array().expect("objects");
     assert!(objects.iter().any(|o| o["kind"] == "Service" && o["namespace"] == "prod"), "{v}");
     // Near miss: the patch keeps the port.
     assert!(at(&lint(&overlay(80), &[]), "BKD002").is_empty());
     // Unrendered, the base alone is fine: the fault exists only in what the cluster runs.
     assert!(at(&lint(&overlay(8081), &["--render", "never"]), "BKD002").is_empty());
+}
+
+/// A strategic-merge patch file that sets the field a finding points at is named with its line: the overlay,
+/// not the base, decides the value. Near miss: a patch of another object is not named.
+#[test]
+fn a_patch_file_that_sets_the_field_is_named() {
+    let d = overlay(80);
+    let patch = |name: &str| {
+        format!("apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: {name}}}\nspec:\n  rules:\n    - host: web.example.com\n      http:\n        paths:\n          - path: /\n            pathType: Prefix\n            backend:\n              service:\n                name: web\n                port:\n                  number: 8081\n")
+    };
+    d.write(
+        "overlays/prod/kustomization.yaml",
+        "namespace: prod\nresources: [../../base]\npatches:\n  - path: ingress-port.yaml\n",
+    );
+    d.write("overlays/prod/ingress-port.yaml", patch("web"));
+    let v = lint(&d, &[]);
+    let evidence: String = v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["code"] == "BKD002")
+        .map(|f| f["evidence"].to_string())
+        .collect();
+    assert!(evidence.contains("is set by the patch overlays/prod/ingress-port.yaml:"), "{v}");
+    // Near miss: the finding (the base's own port) with a patch of another Ingress.
+    let d = overlay(8081);
+    d.write("overlays/prod/other.yaml", patch("webhook"));
+    let v = lint(&d, &[]);
+    let evidence: String = v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["code"] == "BKD002")
+        .map(|f| f["evidence"].to_string())
+        .collect();
+    assert!(!evidence.contains("other.yaml"), "{evidence}");
 }
 
 #[test]
@@ -1069,6 +1114,30 @@ fn two_clusters(layout: &str) {
         text.contains(". · cluster lab") && text.contains(". · cluster prod") && text.contains("2 clusters:"),
         "{text}"
     );
+    // SARIF says it too, beside the build.
+    d.write(
+        "apps/portal/extra.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: extra}\nspec:\n  parentRefs: [{name: main, namespace: gateway}]\n  hostnames: [Extra.Example.com]\n  rules: [{backendRefs: [{name: portal, port: 80}]}]\n",
+    );
+    let sarif = edgecheck(d.path(), &["lint", ".", "--no-config", "--format", "sarif"]).stdout;
+    let sarif: serde_json::Value = serde_json::from_str(&sarif).expect("sarif");
+    let mut clusters: Vec<String> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r["ruleId"] == "DNS001")
+        .map(|r| {
+            format!(
+                "{}|{}",
+                r["properties"]["cluster"].as_str().unwrap_or("-"),
+                r["properties"]["build"].as_str().unwrap_or("-")
+            )
+        })
+        .collect();
+    clusters.sort();
+    assert_eq!(clusters.len(), 2, "{sarif}");
+    assert!(clusters[0].starts_with("lab|Kustomization flux-system/portal"), "{clusters:?}");
+    assert!(clusters[1].starts_with("prod|Kustomization flux-system/portal"), "{clusters:?}");
     // A cluster no build targets is bad usage, naming the clusters there are.
     let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--cluster", "staging"]);
     assert_eq!(r.code, 2, "{}", r.stderr);

@@ -808,6 +808,31 @@ fn flux_release(spec: &Value, o: &Object, target: Option<&str>) -> String {
         .unwrap_or_else(|| target.map_or_else(|| o.name.clone(), |t| format!("{t}-{}", o.name)))
 }
 
+/// A HelmRelease of a remote chart: its values (`valuesFrom`, then `values`) over the chart helm pulls.
+fn remote_release(
+    world: &World<'_>,
+    o: &Object,
+    spec: &Value,
+    target: Option<&str>,
+    mut b: Spec,
+    remote: RemoteChart,
+) -> Spec {
+    let Some((values, set)) = flux_values(world, o, spec, &mut b) else { return b };
+    b.parts.push(How::Helm(Box::new(HelmSpec {
+        remote: Some(remote),
+        chart: String::new(),
+        release: flux_release(spec, o, target),
+        namespace: b.namespace.clone(),
+        value_files: Vec::new(),
+        values,
+        set,
+        set_file: Vec::new(),
+        skip_crds: s(spec, "/install/crds") == Some("Skip"),
+        ignore_missing: false,
+    })));
+    b
+}
+
 /// A Flux HelmRelease of a chart in a linted checkout (`chart.spec.sourceRef` a GitRepository):
 /// `valuesFrom` ConfigMaps of the inputs, then `values`. Charts of Helm and OCI repositories are remote.
 fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
@@ -835,23 +860,7 @@ fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
         };
         let what = format!("chart {url} {} from OCIRepository `{name}`", version.unwrap_or("latest"));
         let remote = RemoteChart { repo: None, chart, version: version.map(str::to_string), what };
-        let (values, set) = match flux_values(world, o, spec, &mut b) {
-            Some(v) => v,
-            None => return Some(b),
-        };
-        b.parts.push(How::Helm(Box::new(HelmSpec {
-            remote: Some(remote),
-            chart: String::new(),
-            release: flux_release(spec, o, target),
-            namespace: b.namespace.clone(),
-            value_files: Vec::new(),
-            values,
-            set,
-            set_file: Vec::new(),
-            skip_crds: s(spec, "/install/crds") == Some("Skip"),
-            ignore_missing: false,
-        })));
-        return Some(b);
+        return Some(remote_release(world, o, spec, target, b, remote));
     }
     let chart_spec = spec.pointer("/chart/spec")?;
     let chart = s(chart_spec, "/chart").unwrap_or("");
@@ -872,23 +881,7 @@ fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
         };
         let oci = url.starts_with("oci://") || source.and_then(|r| s(&r.value, "/spec/type")) == Some("oci");
         let remote = RemoteChart::new(url, chart, version, oci, what);
-        let (values, set) = match flux_values(world, o, spec, &mut b) {
-            Some(v) => v,
-            None => return Some(b),
-        };
-        b.parts.push(How::Helm(Box::new(HelmSpec {
-            remote: Some(remote),
-            chart: String::new(),
-            release: flux_release(spec, o, target),
-            namespace: b.namespace.clone(),
-            value_files: Vec::new(),
-            values,
-            set,
-            set_file: Vec::new(),
-            skip_crds: s(spec, "/install/crds") == Some("Skip"),
-            ignore_missing: false,
-        })));
-        return Some(b);
+        return Some(remote_release(world, o, spec, target, b, remote));
     }
     let dir = match flux_dir(world, o, source_ref, chart) {
         Ok(d) => d,

@@ -237,33 +237,21 @@ fn lint_group(
         [c] => Some(c.clone()),
         _ => render_opts.cluster.clone(),
     };
-    let (t_load, m_load) = (t0.elapsed(), if timings { peak_rss() } else { String::new() });
-    let options = super::inventory::options(&args.inventory, &loaded.options, None);
-    let graph = Graph::build(inventory, &options);
-    let (t_graph, m_graph) = (t0.elapsed(), if timings { peak_rss() } else { String::new() });
-    let mut analysis = edgecheck_checks::analyze(
-        &graph,
-        &options,
-        settings.now,
-        &settings.selection,
-        &settings.suppressions,
-        &[],
-        edgecheck_checks::diagnose::Diagnose::Hosts,
-    );
-    // A finding at a chart template's line names where the values it reads are set.
-    edgecheck_render::annotate_value_sources(&graph.rendered, &mut analysis.findings);
-    edgecheck_render::annotate_patches(&graph.rendered, &mut analysis.findings);
     if timings {
-        eprintln!("timings: load {t_load:?}, graph {:?}, model+checks {:?}", t_graph - t_load, t0.elapsed() - t_graph);
-        eprintln!("peak RSS after: load {m_load}, graph {m_graph}, model+checks {}", peak_rss());
+        eprintln!("timings: load {:?}; peak RSS after load {}", t0.elapsed(), peak_rss());
     }
-    Ok(vec![Part { label, root: None, cluster: one_cluster, graph, analysis, settings }])
+    let mut part = analyze(args, &loaded, inventory, settings, label);
+    part.cluster = one_cluster;
+    Ok(vec![part])
 }
 
-/// One inventory's graph and analysis.
+/// One inventory's graph and analysis (`EDGECHECK_TIMINGS` prints each phase's time and the peak RSS after
+/// it).
 fn analyze(args: &LintArgs, loaded: &config::Loaded, inventory: Inventory, settings: Settings, label: String) -> Part {
+    let t0 = std::time::Instant::now();
     let options = super::inventory::options(&args.inventory, &loaded.options, None);
     let graph = Graph::build(inventory, &options);
+    let (t_graph, m_graph) = (t0.elapsed(), peak_rss());
     let mut analysis = edgecheck_checks::analyze(
         &graph,
         &options,
@@ -276,6 +264,10 @@ fn analyze(args: &LintArgs, loaded: &config::Loaded, inventory: Inventory, setti
     // A finding at a chart template's line names where the values it reads are set.
     edgecheck_render::annotate_value_sources(&graph.rendered, &mut analysis.findings);
     edgecheck_render::annotate_patches(&graph.rendered, &mut analysis.findings);
+    if std::env::var_os("EDGECHECK_TIMINGS").is_some() {
+        eprintln!("timings: graph {t_graph:?}, model+checks {:?}", t0.elapsed() - t_graph);
+        eprintln!("peak RSS after: graph {m_graph}, model+checks {}", peak_rss());
+    }
     Part { label, root: None, cluster: None, graph, analysis, settings }
 }
 

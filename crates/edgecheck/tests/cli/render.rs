@@ -26,6 +26,17 @@ fn at(v: &serde_json::Value, code: &str) -> Vec<String> {
         .collect()
 }
 
+/// The evidence of the findings of `code`, as one string to search.
+fn evidence(v: &serde_json::Value, code: &str) -> String {
+    v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["code"] == code)
+        .map(|f| f["evidence"].to_string())
+        .collect()
+}
+
 fn lint(d: &Dir, extra: &[&str]) -> serde_json::Value {
     let mut args = vec!["lint", ".", "--format", "json", "--no-config"];
     args.extend_from_slice(extra);
@@ -78,15 +89,6 @@ fn a_chart_whose_values_set_a_host_its_certificate_does_not_cover_is_found_in_th
     // The Certificate's dnsNames line in the chart template.
     assert_eq!(at(&v, "TLS015"), vec!["charts/web/templates/certificate.yaml:7"], "{v}");
     // And where the value that line reads is set: the chart's values.yaml, at its line.
-    let evidence = |v: &serde_json::Value, code: &str| {
-        v["findings"]
-            .as_array()
-            .expect("f")
-            .iter()
-            .filter(|f| f["code"] == code)
-            .map(|f| f["evidence"].to_string())
-            .collect::<String>()
-    };
     assert!(evidence(&v, "TLS015").contains("`.Values.certHost` is set in charts/web/values.yaml:2"), "{v}");
     // Set inline by the Application, the inline values are named instead (never the value).
     d.write(
@@ -216,13 +218,7 @@ fn an_overlay_that_patches_the_service_port_away_from_the_ingress_is_found() {
     // At the Ingress's resource file, where the port is written; the overlay's patch that changed the
     // Service is named, at its line.
     assert!(bkd002[0].starts_with("base/ingress.yaml:"), "{bkd002:?}");
-    let evidence: String = v["findings"]
-        .as_array()
-        .expect("f")
-        .iter()
-        .filter(|f| f["code"] == "BKD002")
-        .map(|f| f["evidence"].to_string())
-        .collect();
+    let evidence = evidence(&v, "BKD002");
     assert!(evidence.contains("Service `prod/web` is patched at overlays/prod/kustomization.yaml:4"), "{evidence}");
     let objects = v["objects"].as_array().expect("objects");
     assert!(objects.iter().any(|o| o["kind"] == "Service" && o["namespace"] == "prod"), "{v}");
@@ -246,26 +242,12 @@ fn a_patch_file_that_sets_the_field_is_named() {
     );
     d.write("overlays/prod/ingress-port.yaml", patch("web"));
     let v = lint(&d, &[]);
-    let evidence: String = v["findings"]
-        .as_array()
-        .expect("f")
-        .iter()
-        .filter(|f| f["code"] == "BKD002")
-        .map(|f| f["evidence"].to_string())
-        .collect();
-    assert!(evidence.contains("is set by the patch overlays/prod/ingress-port.yaml:"), "{v}");
+    assert!(evidence(&v, "BKD002").contains("is set by the patch overlays/prod/ingress-port.yaml:"), "{v}");
     // Near miss: the finding (the base's own port) with a patch of another Ingress.
     let d = overlay(8081);
     d.write("overlays/prod/other.yaml", patch("webhook"));
     let v = lint(&d, &[]);
-    let evidence: String = v["findings"]
-        .as_array()
-        .expect("f")
-        .iter()
-        .filter(|f| f["code"] == "BKD002")
-        .map(|f| f["evidence"].to_string())
-        .collect();
-    assert!(!evidence.contains("other.yaml"), "{evidence}");
+    assert!(!evidence(&v, "BKD002").contains("other.yaml"), "{v}");
 }
 
 #[test]

@@ -323,7 +323,8 @@ impl Analysis {
             self.model.gateway.listeners.iter().map(|((lid, name), st)| (*lid, name, st)).collect();
         states.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         for (id, o) in graph.iter() {
-            if dup.contains(&id.0) || !understood(graph, id, o) {
+            // A kind whose health is assessed (an HTTPProxy, an OpenShift Route) is listed for its health.
+            if dup.contains(&id.0) || !(understood(graph, id, o) || self.model.health_of(id).is_some()) {
                 continue;
             }
             let start = states.partition_point(|(lid, _, _)| *lid < id);

@@ -1,5 +1,11 @@
-//! gitops-engine's built-in health checks (`pkg/health`, as vendored in argo-cd's `gitops-engine/`,
-//! the copy Argo CD 3.x ships), reimplemented.
+//! gitops-engine's built-in health checks (`pkg/health`, as vendored in argo-cd's `gitops-engine/` at the
+//! pinned release [`super::ARGO_CD_VERSION`]), reimplemented.
+//!
+//! Where edgecheck says more than that release (listed in docs/design.md, "Argo CD health"): a suspended
+//! Job carries its `Suspended` condition's message, or "Job is suspended" (3.5.1 gives an empty message;
+//! argo-cd#28738, merged after it, gives the condition's); a Pod's
+//! `argocd.argoproj.io/ignore-restart-policy: "true"` is honoured (argo-cd#28249, merged after 3.5.1); a
+//! Progressing Service or Ingress, and a PVC that is not Bound, say why where Argo CD's message is empty.
 //!
 //! Objects are read with Go's zero values for absent fields, as gitops-engine's conversion to typed
 //! objects does: a Deployment without `status` has observedGeneration 0 and 0 updated replicas, so it
@@ -385,7 +391,12 @@ fn hpa(v: &Value, ver: &str, h: &dyn Fn(HealthStatus, String) -> Health) -> Heal
             ("AbleToScale", "FailedGetScale" | "FailedUpdateScale")
                 | (
                     "ScalingActive",
-                    "FailedGetResourceMetric" | "InvalidSelector" | "FailedGetObjectMetric" | "FailedGetPodsMetric"
+                    "FailedGetResourceMetric"
+                        | "FailedGetObjectMetric"
+                        | "FailedGetPodsMetric"
+                        | "FailedGetExternalMetric"
+                        | "FailedComputeMetricsReplicas"
+                        | "InvalidSelector"
                 )
         )
     });

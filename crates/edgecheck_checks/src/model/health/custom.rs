@@ -1,9 +1,11 @@
 //! Argo CD's bundled resource customizations (`resource_customizations/<group>/<Kind>/health.lua`),
 //! reimplemented, and the Application health enabled by `argocd-cm`.
 //!
-//! Lua semantics kept: a condition's missing `message` is Lua `nil`, so the health message is empty
-//! (edgecheck then appends the condition's type and reason); absent `status` falls through to the
-//! script's final "Waiting for ..." result.
+//! Followed at the pinned Argo CD release ([`super::ARGO_CD_VERSION`]): each function names the
+//! script it follows. Lua semantics kept: a condition's missing `message` is Lua `nil`, so the
+//! health message is empty (edgecheck then names the deciding condition's type, status and reason
+//! instead, for a status other than Healthy); absent `status` falls through to the script's final
+//! "Waiting for ..." result; where the script itself fails, the result is Unknown with the error.
 
 use edgecheck_core::kind::K;
 use edgecheck_core::Graph;
@@ -31,6 +33,12 @@ pub(super) fn handles(group: &str, kind: &str, app_health: bool) -> bool {
             | ("argoproj.io", "ApplicationSet")
             | ("networking.gke.io", "ManagedCertificate")
             | ("route.openshift.io", "Route")
+            | ("operator.openshift.io", "IngressController")
+            | ("projectcontour.io", "HTTPProxy" | "ExtensionService")
+            | ("bitnami.com", "SealedSecret")
+            | ("kubernetes-client.io", "ExternalSecret")
+            | ("onepassword.com", "OnePasswordItem")
+            | ("batch", "CronJob")
     ) || (app_health && group == "argoproj.io" && kind == "Application")
 }
 
@@ -126,6 +134,15 @@ pub(super) fn assess(obj: &edgecheck_core::Object, group: &str, kind: &str, app_
         ("argoproj.io", "ApplicationSet") => application_set(v, group, kind),
         ("networking.gke.io", _) => managed_certificate(v, group, kind),
         ("route.openshift.io", _) => openshift_route(v, group, kind),
+        ("operator.openshift.io", _) => ingress_controller(v, group, kind),
+        ("projectcontour.io", "HTTPProxy") => contour(v, group, kind, true),
+        ("projectcontour.io", _) => contour(v, group, kind, false),
+        ("bitnami.com", _) => first_condition(v, group, kind, "Synced", false)
+            .unwrap_or_else(|| waiting("Waiting for Sealed Secret to be decrypted", group, kind)),
+        ("kubernetes-client.io", _) => kubernetes_external_secret(v, group, kind),
+        ("onepassword.com", _) => first_condition(v, group, kind, "Ready", false)
+            .unwrap_or_else(|| waiting("Waiting for controller to report status", group, kind)),
+        ("batch", _) => cron_job(v, group, kind),
         (GW, "GatewayClass") => gateway_class(v, group, kind),
         (GW, "Gateway") => gateway(v, group, kind),
         (GW, "HTTPRoute") => route(v, group, kind, true),
@@ -157,13 +174,171 @@ fn cond_health(status: HealthStatus, c: &Value, group: &str, kind: &str) -> Heal
     health(status, message, group, kind, Some((s(c, "/type"), s(c, "/reason"))), false)
 }
 
+/// A result decided by one condition, with the message the script gives (empty when it gives none:
+/// edgecheck then says which condition decided); the layer is the kind's own.
+fn decided_by(status: HealthStatus, c: &Value, message: &str, group: &str, kind: &str) -> Health {
+    let mut message = message.to_string();
+    if message.is_empty() && status != Healthy {
+        message = format!("{}={} {}", s(c, "/type"), s(c, "/status"), s(c, "/reason")).trim_end().to_string();
+    }
+    health(status, message, group, kind, None, false)
+}
+
 /// The common "first Ready condition decides" script.
 fn ready(v: &Value, group: &str, kind: &str) -> Option<Health> {
-    conditions(v).find_map(|c| match (s(c, "/type"), s(c, "/status")) {
-        ("Ready", "False") => Some(cond_health(Degraded, c, group, kind)),
-        ("Ready", "True") => Some(cond_health(Healthy, c, group, kind)),
-        _ => None,
+    first_condition(v, group, kind, "Ready", true)
+}
+
+/// The first condition of type `ty` with status False (Degraded) or True (Healthy) decides, with its
+/// message; `reason_layer`: the layer follows the condition's reason, else the kind's own.
+fn first_condition(v: &Value, group: &str, kind: &str, ty: &str, reason_layer: bool) -> Option<Health> {
+    conditions(v).find_map(|c| {
+        let status = match (s(c, "/type"), s(c, "/status")) {
+            (t, "False") if t == ty => Degraded,
+            (t, "True") if t == ty => Healthy,
+            _ => return None,
+        };
+        Some(if reason_layer {
+            cond_health(status, c, group, kind)
+        } else {
+            decided_by(status, c, s(c, "/message"), group, kind)
+        })
     })
+}
+
+/// Lua's `==` on two fields: absent (or null) equals absent, numbers compare by value, tables never equal.
+fn lua_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
+    match (a.filter(|v| !v.is_null()), b.filter(|v| !v.is_null())) {
+        (None, None) => true,
+        (Some(Value::Number(x)), Some(Value::Number(y))) => x.as_f64() == y.as_f64(),
+        (Some(Value::String(x)), Some(Value::String(y))) => x == y,
+        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x == y,
+        _ => false,
+    }
+}
+
+/// A field present and not null (Lua's `~= nil`).
+fn present<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+    v.get(key).filter(|x| !x.is_null())
+}
+
+/// Contour's `HTTPProxy` and `ExtensionService` scripts: only conditions of the current generation count;
+/// `Valid` True is Healthy, False Degraded; an HTTPProxy with `spec.includes` and any False condition is
+/// Healthy ("cannot be health checked"); an HTTPProxy's message is `status.description`.
+fn contour(v: &Value, group: &str, kind: &str, http_proxy: bool) -> Health {
+    let mut result = waiting("Waiting for status", group, kind);
+    let Some(status) = present(v, "status") else {
+        return result;
+    };
+    let description = s(status, "/description");
+    if let Some(conds) = present(status, "conditions") {
+        let generation = v.pointer("/metadata/generation");
+        for c in conds.as_array().map_or(&[][..], Vec::as_slice) {
+            if !lua_eq(generation, c.get("observedGeneration")) {
+                continue;
+            }
+            let (ty, st) = (s(c, "/type"), s(c, "/status"));
+            let message = if http_proxy { description } else { s(c, "/message") };
+            if ty == "Valid" && st == "True" {
+                return health(Healthy, message, group, kind, None, false);
+            }
+            if http_proxy && st == "False" {
+                let Some(spec) = present(v, "spec") else {
+                    return lua_error("attempt to index a nil value (field 'spec')", group, kind);
+                };
+                if present(spec, "includes").is_some() {
+                    result = health(Healthy, "HTTPProxy inclusions cannot be health checked", group, kind, None, false);
+                    continue;
+                }
+            }
+            if ty == "Valid" && st == "False" {
+                return decided_by(Degraded, c, message, group, kind);
+            }
+        }
+    } else if http_proxy {
+        if let Some(current) = present(status, "currentStatus") {
+            let message = if description.is_empty() {
+                format!("currentStatus {}", current.as_str().unwrap_or_default())
+            } else {
+                description.to_string()
+            };
+            result = waiting(&message, group, kind);
+        }
+    }
+    result
+}
+
+/// OpenShift's `IngressController` script: the first of these conditions, in status order, decides:
+/// Degraded True (Degraded, its message), DeploymentReplicasAllAvailable False (Progressing, its
+/// message), Progressing True (Progressing, its reason), Available True (Healthy).
+fn ingress_controller(v: &Value, group: &str, kind: &str) -> Health {
+    for c in conditions(v) {
+        match (s(c, "/type"), s(c, "/status")) {
+            ("Degraded", "True") => return decided_by(Degraded, c, s(c, "/message"), group, kind),
+            ("DeploymentReplicasAllAvailable", "False") => {
+                return decided_by(Progressing, c, s(c, "/message"), group, kind);
+            }
+            ("Progressing", "True") => return decided_by(Progressing, c, s(c, "/reason"), group, kind),
+            ("Available", "True") => {
+                return health(Healthy, "IngressController is available", group, kind, None, false);
+            }
+            _ => {}
+        }
+    }
+    waiting("Status of IngressController is not known yet", group, kind)
+}
+
+/// The kubernetes-external-secrets (`kubernetes-client.io`) script: `status.status` SUCCESS is Healthy,
+/// `ERROR...` Degraded with the text after `ERROR, `, anything else Progressing.
+fn kubernetes_external_secret(v: &Value, group: &str, kind: &str) -> Health {
+    let Some(status) = present(v, "status") else {
+        return waiting("Waiting for ExternalSecret.", group, kind);
+    };
+    let Some(text) = status.get("status").and_then(Value::as_str) else {
+        // The script calls `:find` on `status.status` and fails when it is not a string.
+        return lua_error("attempt to index a non-string value (status.status)", group, kind);
+    };
+    if text == "SUCCESS" {
+        health(Healthy, "Fetched ExternalSecret.", group, kind, None, false)
+    } else if text.starts_with("ERROR") {
+        let message = text.replace("ERROR, ", "");
+        let message = if message.is_empty() { text.to_string() } else { message };
+        health(Degraded, message, group, kind, None, false)
+    } else {
+        waiting("Waiting for ExternalSecret.", group, kind)
+    }
+}
+
+/// The `batch/CronJob` script: suspended is Healthy; without a schedule so far Healthy; a last
+/// successful time before the last schedule time, with no active Job, Degraded.
+fn cron_job(v: &Value, group: &str, kind: &str) -> Health {
+    let Some(spec) = present(v, "spec") else {
+        return lua_error("attempt to index a nil value (field 'spec')", group, kind);
+    };
+    let ok = |m: &str| health(Healthy, m, group, kind, None, false);
+    if spec.get("suspend") == Some(&Value::Bool(true)) {
+        return ok("CronJob is Suspended");
+    }
+    let Some(status) = present(v, "status") else {
+        return waiting("Waiting for CronJob", group, kind);
+    };
+    let Some(scheduled) = present(status, "lastScheduleTime") else {
+        return ok("CronJob has not been scheduled yet");
+    };
+    let Some(succeeded) = present(status, "lastSuccessfulTime") else {
+        return ok("The CronJob never completed successfully. It may not be healthy");
+    };
+    if present(status, "active").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+        return ok("The job is running. Its last execution may not have been successful");
+    }
+    // Lua compares the two timestamps as strings (RFC 3339 in UTC sorts by time).
+    match (succeeded.as_str(), scheduled.as_str()) {
+        (Some(a), Some(b)) if a < b => {
+            health(Degraded, "CronJob has not completed its last execution successfully", group, kind, None, false)
+        }
+        (Some(_), Some(_)) => ok("CronJob has completed its last execution successfully"),
+        _ => lua_error("attempt to compare two non-string values (status.lastSuccessfulTime)", group, kind),
+    }
 }
 
 fn generation(v: &Value) -> Option<i64> {
@@ -383,6 +558,14 @@ fn openshift_route(v: &Value, group: &str, kind: &str) -> Health {
     let Some(ingress) = v.pointer("/status/ingress").and_then(Value::as_array) else {
         return waiting("Route is still getting admitted", group, kind);
     };
+    if ingress.iter().any(|i| present(i, "conditions").is_none()) {
+        // The script iterates each ingress entry's conditions with `pairs` and fails on nil.
+        return lua_error(
+            "bad argument #1 to pairs (table expected, got nil: status.ingress[].conditions)",
+            group,
+            kind,
+        );
+    }
     let admitted = |want: &str| {
         ingress
             .iter()

@@ -1,35 +1,49 @@
 //! Health as Argo CD computes it (gitops-engine's built-in checks and the bundled Lua resource
 //! customizations, reimplemented in Rust), and edgecheck's own health for path kinds Argo CD does not
-//! assess.
+//! assess. The Argo CD release followed is pinned: [`ARGO_CD_VERSION`] (docs/design.md, "Argo CD health").
 //!
-//! - `builtin`: gitops-engine `pkg/health`, as vendored in argo-cd 3.x (Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod, Job,
-//!   Service, Ingress, PersistentVolumeClaim, APIService, HorizontalPodAutoscaler, Workflow). Like
-//!   gitops-engine, the typed checks only handle the apiVersions it converts (`apps/v1`, `batch/v1`,
-//!   `v1`, HPA `autoscaling/v1` and `v2`, APIService `v1` and `v1beta1`); any other version of a handled group/kind gets `Unknown` with gitops-engine's
-//!   `unsupported <Kind> GVK: <group/version>, Kind=<Kind>` message, and kinds of groups it does not
-//!   dispatch (e.g. `extensions/v1beta1` Deployment) get no health at all.
-//! - `custom`: Argo CD's bundled `resource_customizations/<group>/<Kind>/health.lua` for
-//!   cert-manager (and its pre-1.0 `certmanager.k8s.io` group), External Secrets, Gateway API,
-//!   ApplicationSet, GKE ManagedCertificate and OpenShift Route, matched by group and kind (every version), and
-//!   the Application health Argo CD only assesses when `argocd-cm` holds
-//!   `resource.customizations.health.argoproj.io_Application` (without it Argo CD gives an
-//!   Application no health, and so do we: `None`). The customization is assumed to be the one Argo
-//!   CD documents (status.health copied, else Progressing). Other health overrides an operator puts in
-//!   `argocd-cm` (custom Lua for any kind) cannot be evaluated without running Lua; the bundled
-//!   behaviour is given for them. Where a bundled script fails on an object (a nil concatenated),
-//!   Argo CD shows Unknown with the Lua error, and so does edgecheck (the message names the error).
+//! - `builtin`: gitops-engine `pkg/health`, as vendored in argo-cd (Deployment, StatefulSet, DaemonSet,
+//!   ReplicaSet, Pod, Job, Service, Ingress, PersistentVolumeClaim, APIService, HorizontalPodAutoscaler,
+//!   Workflow). Like gitops-engine, the typed checks only handle the apiVersions it converts (`apps/v1`,
+//!   `batch/v1`, `v1`, HPA `autoscaling/v1` and `v2`, APIService `v1` and `v1beta1`); any other version of
+//!   a handled group/kind gets `Unknown` with gitops-engine's `unsupported <Kind> GVK: <group/version>,
+//!   Kind=<Kind>` message, and kinds of groups it does not dispatch (e.g. `extensions/v1beta1` Deployment)
+//!   get no health at all.
+//! - `custom`: Argo CD's bundled `resource_customizations/<group>/<Kind>/health.lua` for the entry,
+//!   certificate and secret kinds edgecheck follows: cert-manager Certificate, Issuer, ClusterIssuer (and
+//!   the pre-1.0 `certmanager.k8s.io` Certificate and Issuer), External Secrets (ExternalSecret,
+//!   ClusterExternalSecret, SecretStore, ClusterSecretStore, PushSecret) and kubernetes-external-secrets
+//!   (`kubernetes-client.io` ExternalSecret), SealedSecret, 1Password OnePasswordItem, Gateway API
+//!   (GatewayClass, Gateway, HTTPRoute, GRPCRoute, BackendTLSPolicy), Contour HTTPProxy and
+//!   ExtensionService, OpenShift Route and IngressController, GKE ManagedCertificate, CronJob and
+//!   ApplicationSet, matched by group and kind (every version); and the Application health Argo CD only
+//!   assesses when `argocd-cm` holds `resource.customizations.health.argoproj.io_Application` (without it
+//!   Argo CD gives an Application no health, and so do we: `None`). The customization is assumed to be
+//!   the one Argo CD documents (status.health copied, else Progressing). Other health overrides an
+//!   operator puts in `argocd-cm` (custom Lua for any kind) cannot be evaluated without running Lua; the
+//!   bundled behaviour is given for them. Where a bundled script fails on an object (a nil concatenated
+//!   or iterated), Argo CD shows Unknown with the Lua error, and so does edgecheck (the message names the
+//!   error, not in gopher-lua's words).
 //!
-//! Verified against Argo CD's own test data: every `assertAppHealth` case of gitops-engine's
-//! `health_test.go` and every `health_test.yaml` case of the bundled customizations listed above
-//! give the same status and message when loaded through edgecheck (checked locally; the test data is
-//! not copied into this repository).
+//! Verified against Argo CD's own test data at the pinned release: the status and message every
+//! `health_test.yaml` case of the customizations above expects, and what gitops-engine's
+//! `health_test.go` asserts, are the expectations of `upstream.rs` (inputs written for edgecheck in the
+//! shapes the upstream test data has; the test data is not copied into this repository), and
+//! `resources/health/upstream.txt` lists those upstream tests at the tag.
 //! - `own` (`own: true`): TLSRoute, Traefik IngressRoute/IngressRouteTCP, cert-manager Order,
-//!   Challenge, CertificateRequest, EndpointSlice.
+//!   Challenge, CertificateRequest, EndpointSlice (no bundled script at the pinned release).
 //!
 //! Argo CD messages are kept as the start of `message`. Where Argo CD's message is empty and the
-//! status is not Healthy, edgecheck appends why (e.g. "no LoadBalancer address").
+//! status is not Healthy, edgecheck says why (e.g. "no LoadBalancer address", the deciding condition's
+//! `Type=Status Reason`); the places are listed in docs/design.md.
 //! An object with `metadata.deletionTimestamp` (and no Argo CD hook finalizer) is Progressing
 //! "Pending deletion" for every assessed kind, as gitops-engine does before any check.
+
+/// The Argo CD release whose health logic (gitops-engine `pkg/health` and the bundled
+/// `resource_customizations`) edgecheck follows, and the commit of its tag.
+pub const ARGO_CD_VERSION: &str = "v3.5.1";
+/// The commit `ARGO_CD_VERSION` tags in argoproj/argo-cd.
+pub const ARGO_CD_COMMIT: &str = "109ca7ca71139e514114499d294a492e7910a965";
 
 mod builtin;
 mod custom;
@@ -88,7 +102,9 @@ pub(crate) fn natural_layer(group: &str, kind: &str) -> Layer {
         ("", "Service") | ("gateway.networking.k8s.io", "Gateway" | "GatewayClass" | "ListenerSet") => Layer::Listener,
         ("extensions" | "networking.k8s.io", "Ingress") => Layer::Listener,
         ("cert-manager.io" | "acme.cert-manager.io" | "certmanager.k8s.io" | "networking.gke.io", _) => Layer::Tls,
-        ("route.openshift.io", _) => Layer::Route,
+        ("route.openshift.io", _) | ("projectcontour.io", "HTTPProxy") => Layer::Route,
+        ("operator.openshift.io", "IngressController") => Layer::Listener,
+        ("bitnami.com" | "kubernetes-client.io" | "onepassword.com", _) => Layer::Secrets,
         ("gateway.networking.k8s.io", "BackendTLSPolicy") => Layer::Tls,
         ("gateway.networking.k8s.io" | "traefik.io" | "traefik.containo.us", _) => Layer::Route,
         ("external-secrets.io", _) => Layer::Secrets,
@@ -146,3 +162,5 @@ pub(crate) fn version(api_version: &str) -> &str {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod upstream;

@@ -29,9 +29,25 @@ pub struct Implementation {
     /// Routes attach by the parentRef's name alone: listener hostnames, `sectionName` and `port` are
     /// not applied (the controller is not conformant there, and says `Accepted` anyway).
     pub attaches_by_name: bool,
+    /// Gateway API features (`pkg/features` names) whose support is known for every release in use,
+    /// with whether they are supported: what a GatewayClass's `status.supportedFeatures` would say when
+    /// the inputs do not hold it. A feature not listed is unknown (it depends on the version, or
+    /// nobody reported it).
+    pub features: &'static [(&'static str, bool)],
     /// Where this is written (source file at a commit, or documentation).
     pub source: &'static str,
 }
+
+impl Implementation {
+    /// Whether the implementation supports `feature`, when that is known.
+    pub fn supports(&self, feature: &str) -> Option<bool> {
+        self.features.iter().find(|(f, _)| *f == feature).map(|(_, s)| *s)
+    }
+}
+
+/// The conformance reports the `features` entries are read from: kubernetes-sigs/gateway-api at tag
+/// v1.6.1 (8bb74df00e56ec8f944d48c25e6c1c9c2f6848e3), `conformance/reports/v1.5/<implementation>/`.
+pub const FEATURE_REPORTS: &str = "kubernetes-sigs/gateway-api v1.6.1 conformance/reports/v1.5";
 
 /// Backend kinds the spec itself names as Extended or that several implementations share: accepted
 /// whatever the implementation.
@@ -50,9 +66,10 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &["Secret", "ClusterTrustBundle"],
         listener_secret_types: &["gateway.envoyproxy.io/sds"],
         attaches_by_name: false,
+        features: &[("TLSRouteModeMixed", true), ("TLSRouteModeTerminate", true)],
         source: "envoyproxy/gateway internal/gatewayapi/validate.go (validateBackendRefKind, certificate refs \
                  with SDSSecretType), backendtlspolicy.go (getCaCertsFromCARefs: ConfigMap, Secret, \
-                 ClusterTrustBundle), api/v1alpha1/shared_types.go (SDSSecretType)",
+                 ClusterTrustBundle), api/v1alpha1/shared_types.go (SDSSecretType); TLSRouteModeMixed and TLSRouteModeTerminate: envoy-gateway/experimental-v1.8.0-default-report.yaml (FEATURE_REPORTS)",
     },
     Implementation {
         name: "kgateway",
@@ -61,7 +78,8 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &["Secret"],
         listener_secret_types: &[],
         attaches_by_name: false,
-        source: "kgateway docs: Backend (gateway.kgateway.dev) as a backendRef",
+        features: &[("TLSRouteModeMixed", true), ("TLSRouteModeTerminate", true)],
+        source: "kgateway docs: Backend (gateway.kgateway.dev) as a backendRef; TLSRouteModeMixed and TLSRouteModeTerminate: kgateway/v2.3.0-beta.3-report.yaml (FEATURE_REPORTS)",
     },
     Implementation {
         name: "Traefik",
@@ -70,7 +88,8 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &["Secret"],
         listener_secret_types: &[],
         attaches_by_name: false,
-        source: "Traefik docs, Kubernetes Gateway provider: TraefikService as a backendRef",
+        features: &[("TLSRouteModeMixed", true), ("TLSRouteModeTerminate", true)],
+        source: "Traefik docs, Kubernetes Gateway provider: TraefikService as a backendRef; TLSRouteModeMixed and TLSRouteModeTerminate: traefik-traefik/experimental-v3.7.0-default-report.yaml (FEATURE_REPORTS)",
     },
     Implementation {
         name: "Istio",
@@ -79,6 +98,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &["Secret"],
         listener_secret_types: &[],
         attaches_by_name: false,
+        features: &[],
         source: "Istio docs, Gateway API: backendRefs of kind Hostname and ServiceEntry (networking.istio.io)",
     },
     Implementation {
@@ -88,6 +108,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &[],
         listener_secret_types: &[],
         attaches_by_name: false,
+        features: &[],
         source: "GKE docs, multi-cluster Gateways: ServiceImport (net.gke.io) as a backendRef",
     },
     Implementation {
@@ -97,7 +118,22 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &[],
         listener_secret_types: &[],
         attaches_by_name: false,
-        source: "Cilium docs, Gateway API support",
+        features: &[],
+        // TLSRouteModeMixed: supported in the v1.20.0-pre.2 report (FEATURE_REPORTS), while earlier
+        // releases program one of a port's Passthrough and Terminate listeners only: version-dependent.
+        source: "Cilium docs, Gateway API support; cilium/experimental-v1.20.0-pre.2-default-report.yaml \
+                 (FEATURE_REPORTS) for TLS modes, which earlier releases lack",
+    },
+    Implementation {
+        name: "NGINX Gateway Fabric",
+        controllers: &["gateway.nginx.org/nginx-gateway-controller"],
+        backend_kinds: &[],
+        ca_kinds: &[],
+        listener_secret_types: &[],
+        attaches_by_name: false,
+        features: &[("TLSRouteModeMixed", false), ("TLSRouteModeTerminate", false)],
+        source: "nginx-nginx-gateway-fabric/experimental-2.6.0-default-report.yaml (FEATURE_REPORTS): \
+                 TLSRouteModeMixed and TLSRouteModeTerminate under unsupportedFeatures",
     },
     Implementation {
         name: "Cloudflare Kubernetes Gateway (pl4nty)",
@@ -106,6 +142,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &[],
         listener_secret_types: &[],
         attaches_by_name: true,
+        features: &[],
         source: "pl4nty/cloudflare-kubernetes-gateway internal/controller/httproute_controller.go at \
                  1b61c5f2b8090abba3f24cec24a7f0e25ae0da5a: tunnel ingress is built from every route whose \
                  parentRef names the Gateway, from spec.hostnames x paths x backends; listener hostnames \
@@ -212,5 +249,15 @@ mod tests {
         assert!(!listener_secret_type_ok(cilium, "gateway.envoyproxy.io/sds"));
         assert!(!listener_secret_type_ok(eg, "Opaque"));
         assert!(ca_kind_ok("ClusterTrustBundle") && ca_kind_ok("ConfigMap") && !ca_kind_ok("Bundle"));
+    }
+
+    #[test]
+    fn tls_mixed_mode_per_implementation() {
+        let of = |c: &str| by_controller(c).and_then(|i| i.supports("TLSRouteModeMixed"));
+        assert_eq!(of("gateway.envoyproxy.io/gatewayclass-controller"), Some(true));
+        assert_eq!(of("gateway.nginx.org/nginx-gateway-controller"), Some(false));
+        // Version-dependent: unknown.
+        assert_eq!(of("io.cilium/gateway-controller"), None);
+        assert_eq!(of("istio.io/gateway-controller"), None);
     }
 }

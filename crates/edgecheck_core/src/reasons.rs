@@ -35,11 +35,15 @@ pub fn layer_for(condition_type: &str, reason: &str) -> Option<Layer> {
             }
         }
         (_, "InvalidParameters" | "UnsupportedValue" | "NotReconciled") => Layer::Listener,
-        (_, "InvalidCertificateRef" | "InvalidCACertificateRef" | "InvalidKind")
-            if condition_type != "ResolvedRefs" || r != "InvalidKind" =>
-        {
-            Layer::Tls
-        }
+        (
+            _,
+            "InvalidCertificateRef"
+            | "InvalidCACertificateRef"
+            | "InvalidCACertificateKind"
+            | "NoValidCACertificate"
+            | "InvalidClientCertificateRef"
+            | "InvalidKind",
+        ) if condition_type != "ResolvedRefs" || r != "InvalidKind" => Layer::Tls,
         // Routes
         (
             _,

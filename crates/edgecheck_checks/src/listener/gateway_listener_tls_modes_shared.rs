@@ -5,14 +5,19 @@ use crate::framework::{declare_check, CheckContext};
 declare_check! {
     /// ## What it checks
     /// One Gateway port shared by a TLS `Passthrough` listener and a terminating listener (HTTPS, or
-    /// TLS `Terminate`), as the model records it.
+    /// TLS `Terminate`) where it cannot be known whether the implementation supports it (the
+    /// `TLSRouteModeMixed` feature): no GatewayClass `status.supportedFeatures` in the inputs, and an
+    /// implementation the table (`edgecheck_core::implementation`) does not settle (unknown, or
+    /// version-dependent as Cilium). Where support is known the model decides: no finding when it is
+    /// supported, `Accepted=False ProtocolConflict` on both listeners (LSN001, an error) when not.
     ///
     /// ## Why it matters
     /// The spec lets HTTPS and TLS listeners share a port when their hostnames differ (the data plane
-    /// splits by SNI), so the computed conditions stay clean, but many implementations cannot mix
-    /// passthrough and termination on one port: Cilium programs one of them and reports the other
-    /// conflicted, and the passthrough entry (TLSRoute to a server doing its own TLS, such as Argo CD
-    /// for native gRPC) never answers. A warning: it depends on the controller.
+    /// splits by SNI), but an implementation without `TLSRouteModeMixed` must refuse both listeners
+    /// (`ProtocolConflict`, the conformance test `TLSRouteListenerMixedTerminationNotSupported`), and
+    /// Cilium releases before 1.20 program one of them and report the other not programmed: the
+    /// passthrough entry (TLSRoute to a server doing its own TLS, such as Argo CD for native gRPC)
+    /// never answers. A warning: it depends on the controller and its version.
     ///
     /// ## Example
     /// Gateway `edge/public` with `https` (HTTPS, 443) and `argo-tls` (TLS, 443, `mode: Passthrough`).

@@ -49,6 +49,8 @@ wire_enum! {
         ResolvedRefs,
         /// A listener conflicts with another on its port.
         Conflicted,
+        /// The Gateway accepts client certificates that fail validation (`AllowInsecureFallback`).
+        InsecureFrontendValidationMode,
     }
 }
 
@@ -103,7 +105,17 @@ wire_enum! {
         ParentNotAccepted,
         /// A CA certificate reference that does not resolve.
         InvalidCACertificateRef,
-        /// A BackendTLSPolicy with no usable CA certificate.
+        /// A BackendTLSPolicy, or a listener's client certificate validation, with no usable CA
+        /// certificate.
         NoValidCACertificate,
+        /// A listener's client certificate validation names a CA of a kind the implementation does not
+        /// support.
+        InvalidCACertificateKind,
+        /// The client certificate a Gateway presents to backends does not resolve to a usable Secret.
+        InvalidClientCertificateRef,
+        /// `InsecureFrontendValidationMode=True`: the configuration allows insecure fallback.
+        ConfigurationChanged,
+        /// A policy that targets what an older policy already targets.
+        Conflicted,
     }
 }

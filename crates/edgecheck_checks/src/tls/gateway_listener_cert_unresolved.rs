@@ -9,8 +9,11 @@ declare_check! {
     /// (`ResolvedRefs=False`): `InvalidCertificateRef` (no certificateRefs, a ref that is not a core
     /// Secret, a Secret missing under the absence rule, of a type other than `kubernetes.io/tls`, or
     /// without `tls.crt`/`tls.key`) or `RefNotPermitted` (a Secret in another namespace without a
-    /// ReferenceGrant). A Secret that cert-manager, External Secrets or a SealedSecret will create is
-    /// not missing.
+    /// ReferenceGrant), or a `tls.crt`/`tls.key` that does not parse. A Secret that cert-manager,
+    /// External Secrets, a SealedSecret, a secrets operator or cert-manager's gateway-shim (an issuer
+    /// annotation on the Gateway) will create is not missing; one nothing creates is missing under the
+    /// absence rule, which holds the area managed when the Gateway's GatewayClass is in the inventory
+    /// (a warning). The Gateway's client certificate validation is TLS023's.
     ///
     /// ## Why it matters
     /// The listener has no certificate to serve: clients fail the handshake or get a default one.
@@ -31,7 +34,8 @@ impl GatewayListenerCertUnresolved {
         for f in cx.model.gateway.faults(cx.graph) {
             if !(f.cond.listener.is_some()
                 && f.cond.condition_type == ConditionType::ResolvedRefs
-                && matches!(f.cond.reason, Reason::InvalidCertificateRef | Reason::RefNotPermitted))
+                && matches!(f.cond.reason, Reason::InvalidCertificateRef | Reason::RefNotPermitted)
+                && !f.field.starts_with("spec.tls."))
             {
                 continue;
             }

@@ -2,6 +2,9 @@
 
 // --- Gateway API listener certificates (TLS090–TLS099)
 mod backend_tls_policy_ca_unresolved;
+mod backend_tls_policy_conflicted;
+mod gateway_backend_client_cert_unresolved;
+mod gateway_frontend_ca_unresolved;
 mod gateway_listener_cert_unresolved;
 mod gateway_status_tls_condition_false;
 
@@ -68,6 +71,9 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &certificate_not_ready::CertificateNotReady,
     &issuer_not_ready::IssuerNotReady,
     &cert_secret_unused::CertSecretUnused,
+    &gateway_frontend_ca_unresolved::GatewayFrontendCaUnresolved,
+    &gateway_backend_client_cert_unresolved::GatewayBackendClientCertUnresolved,
+    &backend_tls_policy_conflicted::BackendTlsPolicyConflicted,
     // --- over live observations (probe, trace)
     &tls_handshake_failed::TlsHandshakeFailed,
     &tls_cert_invalid::TlsCertInvalid,

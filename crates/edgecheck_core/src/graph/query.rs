@@ -68,6 +68,25 @@ impl Graph {
         manages.then_some(crate::Severity::Warning)
     }
 
+    /// The absence rule for an object the controller that needs it would read, when the inventory holds
+    /// that controller's own objects (`controller_held`: the GatewayClass of the Gateway whose listener
+    /// names a certificate Secret): the inventory manages that area whether or not it holds other
+    /// objects of `kind` there, so a missing one is a `Warning` (unless a build edgecheck cannot see
+    /// renders into the namespace); otherwise as [`Graph::absence`]. What something in the inventory
+    /// creates (`Graph::secret_producers`) is the caller's to rule out first.
+    pub fn absence_managed(
+        &self,
+        kind: &Kind,
+        namespace: Option<&str>,
+        controller_held: bool,
+    ) -> Option<crate::Severity> {
+        let unseen = namespace.is_some_and(|ns| self.renders_unseen(ns));
+        match self.absence(kind, namespace) {
+            None if controller_held && !unseen && !self.unchecked_kind(kind) => Some(crate::Severity::Warning),
+            other => other,
+        }
+    }
+
     /// Whether something in the inputs creates objects in `namespace` that the inputs do not hold (a
     /// Helm chart an Application or HelmRelease renders): an object missing there may be one of them.
     pub fn renders_unseen(&self, namespace: &str) -> bool {

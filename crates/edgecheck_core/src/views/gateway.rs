@@ -13,6 +13,34 @@ use super::TypedRef;
 pub struct GatewayClass {
     /// Spec.
     pub spec: GatewayClassSpec,
+    /// Status (live objects only: a file's status is dropped when the graph is built).
+    pub status: GatewayClassStatus,
+}
+
+/// GatewayClass status.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GatewayClassStatus {
+    /// `supportedFeatures`, as feature names: the newer spelling is a list of `{name: X}` objects, the
+    /// older (v1.1) a list of strings; both are read.
+    #[serde(deserialize_with = "feature_names")]
+    pub supported_features: Option<Vec<String>>,
+}
+
+/// Reads `supportedFeatures` in either spelling (`- HTTPRoute` or `- name: HTTPRoute`); entries of
+/// neither shape are skipped.
+fn feature_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+    let v: Option<Vec<Value>> = Option::deserialize(d)?;
+    Ok(v.map(|items| {
+        items
+            .iter()
+            .filter_map(|i| match i {
+                Value::String(s) => Some(s.clone()),
+                Value::Object(m) => m.get("name").and_then(Value::as_str).map(str::to_string),
+                _ => None,
+            })
+            .collect()
+    }))
 }
 
 /// GatewayClass spec.
@@ -47,6 +75,65 @@ pub struct GatewaySpec {
     pub infrastructure: Option<Value>,
     /// `allowedListeners` (ListenerSet attachment).
     pub allowed_listeners: Option<Value>,
+    /// Gateway-wide TLS: client certificate validation of the frontend, the client certificate presented
+    /// to backends.
+    pub tls: Option<GatewayTls>,
+}
+
+/// `spec.tls` of a Gateway.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct GatewayTls {
+    /// Client certificate validation, by default and per port.
+    pub frontend: Option<FrontendTls>,
+    /// What the Gateway presents to backends.
+    pub backend: Option<BackendTlsConfig>,
+}
+
+/// `spec.tls.frontend`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FrontendTls {
+    /// For every HTTPS listener without a `perPort` entry.
+    pub default: Option<FrontendTlsConfig>,
+    /// Per listener port.
+    pub per_port: Vec<FrontendPortTls>,
+}
+
+/// One `perPort` entry.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FrontendPortTls {
+    /// The listener port it applies to.
+    pub port: i64,
+    /// Its configuration.
+    pub tls: FrontendTlsConfig,
+}
+
+/// A frontend TLS configuration.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FrontendTlsConfig {
+    /// Client certificate validation.
+    pub validation: Option<FrontendValidation>,
+}
+
+/// Client certificate validation.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct FrontendValidation {
+    /// The CA certificates client certificates are validated against.
+    pub ca_certificate_refs: Vec<TypedRef>,
+    /// `AllowValidOnly` (default) or `AllowInsecureFallback`.
+    pub mode: Option<String>,
+}
+
+/// `spec.tls.backend`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default, rename_all = "camelCase")]
+pub struct BackendTlsConfig {
+    /// The Secret holding the client certificate presented to backends.
+    pub client_certificate_ref: Option<TypedRef>,
 }
 
 /// A listener.

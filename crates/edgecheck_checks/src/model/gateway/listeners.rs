@@ -16,20 +16,31 @@ impl GatewayModel {
         let mut sets_by_gw = self.listener_sets(graph);
         for (gid, go, gw) in graph.each::<views::Gateway>() {
             let mut sets = sets_by_gw.remove(&gid).unwrap_or_default();
+            // Oldest first, then namespace/name (the spec's precedence); creation times are known only
+            // for objects read from a cluster or a dump.
             sets.sort();
-            let tie = sets.len() > 1;
+            let tie = sets.len() > 1 && sets.iter().any(|(created, _, _)| created.is_none());
+            let feats = Features::of(graph, gid);
             let mut owners: Vec<(ObjId, String, &[Listener])> =
                 vec![(gid, go.namespace.clone().unwrap_or_default(), &gw.spec.listeners)];
-            for (_, sid) in &sets {
+            for (_, _, sid) in &sets {
                 if let Some(s) = graph.view::<views::ListenerSet>(*sid) {
                     owners.push((*sid, graph.obj(*sid).namespace.clone().unwrap_or_default(), &s.spec.listeners));
                 }
             }
             let (mut all, invalid) = slots_of(&owners);
-            let conflicted = self.conflicts(gid, &all, tie);
-            let mut per = self.listener_conditions(graph, &mut all, &invalid, &conflicted);
+            let conflicted = self.conflicts(gid, &all, tie, &feats);
+            let mut per = self.listener_conditions(graph, &mut all, (&invalid, &conflicted), &feats);
             let own: Vec<&Slot> = all.iter().filter(|s| s.owner == gid).collect();
             let mut gv = gateway_conditions(graph, gid, go, gw, &own, &per);
+            let mut attached_sets = 0;
+            for (_, _, sid) in &sets {
+                let mine: Vec<&Slot> = all.iter().filter(|s| s.owner == *sid).collect();
+                if self.listener_set_conditions(*sid, &mine, &per) {
+                    attached_sets += 1;
+                }
+            }
+            self.attached_listener_sets.insert(gid, attached_sets);
             for (owner, _, ls) in &owners {
                 let target = if *owner == gid { &mut gv } else { self.conditions.entry(*owner).or_default() };
                 for i in 0..ls.len() {
@@ -46,10 +57,11 @@ impl GatewayModel {
         slots
     }
 
-    /// ListenerSets: whether their parent Gateway allows them (`allowedListeners`). Returns the accepted ones
-    /// by parent Gateway, ordered by namespace/name (creation time is unknown in Git).
-    fn listener_sets(&mut self, graph: &Graph) -> BTreeMap<ObjId, Vec<(String, ObjId)>> {
-        let mut sets_by_gw: BTreeMap<ObjId, Vec<(String, ObjId)>> = BTreeMap::new();
+    /// ListenerSets: whether their parent Gateway allows them (`allowedListeners`). Returns the allowed ones
+    /// by parent Gateway, each with its creation time (when it was read from a cluster or a dump) and
+    /// namespace/name, the keys of their precedence.
+    fn listener_sets(&mut self, graph: &Graph) -> BTreeMap<ObjId, Vec<SetKey>> {
+        let mut sets_by_gw: BTreeMap<ObjId, Vec<SetKey>> = BTreeMap::new();
         for (id, o, s) in graph.each::<views::ListenerSet>() {
             let mut v = Vec::new();
             let parent =
@@ -89,9 +101,13 @@ impl GatewayModel {
                         _ => false,
                     };
                     if ok {
-                        v.push(cond(Type::Accepted, true, Reason::Accepted, "accepted by the parent Gateway"));
-                        v.push(cond(Type::Programmed, true, Reason::Programmed, "programmed"));
-                        sets_by_gw.entry(gw).or_default().push((format!("{ns}/{}", o.name), id));
+                        // Accepted and Programmed follow from its listeners: `listener_set_conditions`.
+                        let created = o
+                            .is_live()
+                            .then(|| o.value.pointer("/metadata/creationTimestamp").and_then(|t| t.as_str()))
+                            .flatten()
+                            .map(str::to_string);
+                        sets_by_gw.entry(gw).or_default().push((created, format!("{ns}/{}", o.name), id));
                     } else {
                         v.push(cond(
                             Type::Accepted,
@@ -99,6 +115,7 @@ impl GatewayModel {
                             Reason::NotAllowed,
                             format!("{} allowedListeners.namespaces.from is `{from}`", gwo.to_ref()),
                         ));
+                        v.push(cond(Type::Programmed, false, Reason::NotAllowed, "not accepted by the parent Gateway"));
                     }
                 }
             }
@@ -107,27 +124,99 @@ impl GatewayModel {
         sets_by_gw
     }
 
+    /// A ListenerSet's own `Accepted` and `Programmed`, from its listeners (as the Gateway's from its
+    /// own). Returns whether it is accepted (it counts in the Gateway's `attachedListenerSets`).
+    fn listener_set_conditions(
+        &mut self,
+        sid: ObjId,
+        mine: &[&Slot],
+        per: &ByListener<Vec<ExpectedCondition>>,
+    ) -> bool {
+        let bad = |t: Type| {
+            mine.iter()
+                .filter(|s| {
+                    per.get(&(s.owner, s.index)).is_some_and(|v| v.iter().any(|c| c.condition_type == t && !c.status))
+                })
+                .count()
+        };
+        let (invalid, unprogrammed) = (bad(Type::Accepted), bad(Type::Programmed));
+        let n = mine.len();
+        let v = self.conditions.entry(sid).or_default();
+        // A set none of whose listeners can be programmed (invalid, conflicted, or with unresolved
+        // references) is not accepted (ListenerSetReferenceGrant, ListenerSetProtocolConflict).
+        let accepted = n == 0 || unprogrammed < n;
+        if !accepted {
+            v.push(cond(Type::Accepted, false, Reason::ListenersNotValid, "no listener is valid"));
+            v.push(cond(Type::Programmed, false, Reason::ListenersNotValid, "no listener is valid"));
+            return false;
+        }
+        if invalid > 0 {
+            let m = format!("{invalid} of {n} listeners are not valid");
+            v.push(cond(Type::Accepted, true, Reason::ListenersNotValid, m));
+        } else {
+            v.push(cond(Type::Accepted, true, Reason::Accepted, "accepted by the parent Gateway"));
+        }
+        v.push(cond(Type::Programmed, true, Reason::Programmed, "programmed"));
+        true
+    }
+
     /// Listeners on one port that cannot share it: incompatible protocols, or one transport with the same
     /// hostname. In the Gateway's own spec both are conflicted; a ListenerSet's listener loses to the
-    /// Gateway's own and to earlier sets. Also records ports where TLS Passthrough and Terminate meet.
-    fn conflicts(&mut self, gid: ObjId, all: &[Slot], tie: bool) -> ByListener<Why> {
+    /// Gateway's own and to earlier sets. TLS Passthrough and Terminate on one port of the Gateway's own
+    /// spec conflict (`ProtocolConflict`) where the implementation is known not to support
+    /// `TLSRouteModeMixed`; where that is unknown the port is recorded in `shared_tls_ports`.
+    fn conflicts(&mut self, gid: ObjId, all: &[Slot], tie: bool, feats: &Features<'_>) -> ByListener<Why> {
         let mut conflicted: ByListener<Why> = HashMap::new();
         let mut by_port: BTreeMap<i64, Vec<usize>> = BTreeMap::new();
         for (i, s) in all.iter().enumerate() {
             by_port.entry(s.listener.port).or_default().push(i);
         }
         for (port, idx) in &by_port {
-            self.shared_tls_port(gid, *port, idx.iter().map(|&i| &all[i]));
-            for (a_pos, &a) in idx.iter().enumerate() {
-                for &b in &idx[a_pos + 1..] {
-                    let (la, lb) = (&all[a].listener, &all[b].listener);
-                    let Some((reason, msg)) = conflict(la, lb, *port) else { continue };
-                    let (ka, kb) = ((all[a].owner, all[a].index), (all[b].owner, all[b].index));
-                    if all[b].owner == gid {
-                        // Both in the Gateway's own spec: both conflicted.
-                        conflicted.entry(ka).or_insert((reason, msg.clone()));
-                        conflicted.entry(kb).or_insert((reason, msg));
-                    } else {
+            if let Some((pass, term)) = shared_tls_port(gid, idx.iter().map(|&i| &all[i])) {
+                match feats.supports("TLSRouteModeMixed") {
+                    Some(true) => {}
+                    Some(false) => {
+                        let m = format!(
+                            "TLS Passthrough ({}) and Terminate ({}) listeners share port {port}, and {} does not list TLSRouteModeMixed",
+                            pass.join(", "),
+                            term.join(", "),
+                            feats.source()
+                        );
+                        for &i in idx {
+                            let s = &all[i];
+                            if s.owner == gid && (pass.contains(&s.listener.name) || term.contains(&s.listener.name)) {
+                                conflicted.entry((s.owner, s.index)).or_insert((Reason::ProtocolConflict, m.clone()));
+                            }
+                        }
+                    }
+                    None => self.shared_tls_ports.push(SharedTlsPort {
+                        gateway: gid,
+                        port: *port,
+                        passthrough: pass,
+                        terminate: term,
+                    }),
+                }
+            }
+            // The Gateway's own listeners are all there: a conflicting pair is conflicted on both sides.
+            // A ListenerSet's listener, in precedence order, loses to any listener already standing
+            // (the Gateway's own, or an earlier one that did not lose itself).
+            let mut standing: Vec<usize> = Vec::new();
+            for &b in idx {
+                let lb = &all[b].listener;
+                let kb = (all[b].owner, all[b].index);
+                if all[b].owner == gid {
+                    for &a in &standing {
+                        if let Some((reason, msg)) = conflict(&all[a].listener, lb, *port) {
+                            conflicted.entry((all[a].owner, all[a].index)).or_insert((reason, msg.clone()));
+                            conflicted.entry(kb).or_insert((reason, msg));
+                        }
+                    }
+                    standing.push(b);
+                    continue;
+                }
+                let lost = standing.iter().find_map(|&a| conflict(&all[a].listener, lb, *port).map(|c| (a, c)));
+                match lost {
+                    Some((a, (reason, msg))) => {
                         let mut msg = format!("{msg}; the earlier listener wins");
                         if tie && all[a].owner != gid {
                             msg.push_str(
@@ -136,53 +225,69 @@ impl GatewayModel {
                         }
                         conflicted.entry(kb).or_insert((reason, msg));
                     }
+                    None => standing.push(b),
                 }
             }
         }
         conflicted
     }
+}
 
-    /// A port of the Gateway's own spec where a TLS Passthrough listener meets a terminating one.
-    fn shared_tls_port<'s>(&mut self, gid: ObjId, port: i64, slots: impl Iterator<Item = &'s Slot>) {
-        let (mut pass, mut term) = (Vec::new(), Vec::new());
-        for s in slots.filter(|s| s.owner == gid) {
-            let l = &s.listener;
-            if l.protocol == "TLS" && tls_mode(l) == "Passthrough" {
-                pass.push(l.name.clone());
-            } else if matches!(l.protocol.as_str(), "HTTPS" | "TLS") {
-                term.push(l.name.clone());
-            }
-        }
-        if !pass.is_empty() && !term.is_empty() {
-            self.shared_tls_ports.push(SharedTlsPort { gateway: gid, port, passthrough: pass, terminate: term });
+/// A ListenerSet's precedence keys (creation time when known, namespace/name) and id.
+type SetKey = (Option<String>, String, ObjId);
+
+/// On one port of the Gateway's own spec, the TLS Passthrough listeners and the terminating ones, when
+/// both are there.
+fn shared_tls_port<'s>(gid: ObjId, slots: impl Iterator<Item = &'s Slot>) -> Option<(Vec<String>, Vec<String>)> {
+    let (mut pass, mut term) = (Vec::new(), Vec::new());
+    for s in slots.filter(|s| s.owner == gid) {
+        let l = &s.listener;
+        if l.protocol == "TLS" && tls_mode(l) == "Passthrough" {
+            pass.push(l.name.clone());
+        } else if matches!(l.protocol.as_str(), "HTTPS" | "TLS") {
+            term.push(l.name.clone());
         }
     }
+    (!pass.is_empty() && !term.is_empty()).then_some((pass, term))
+}
 
+impl GatewayModel {
     /// Accepted, Programmed, ResolvedRefs and Conflicted for every listener; records each listener's
-    /// supported kinds.
+    /// supported kinds. A conflicted listener is not accepted and not programmed, with the conflict's
+    /// reason; a listener whose client certificate validation names no usable CA is not accepted
+    /// (`NoValidCACertificate`).
     fn listener_conditions(
         &mut self,
         graph: &Graph,
         all: &mut [Slot],
-        invalid: &ByListener<Why>,
-        conflicted: &ByListener<Why>,
+        (invalid, conflicted): (&ByListener<Why>, &ByListener<Why>),
+        feats: &Features<'_>,
     ) -> ByListener<Vec<ExpectedCondition>> {
         let mut per: ByListener<Vec<ExpectedCondition>> = HashMap::new();
         for s in all.iter_mut() {
             let l = &s.listener;
             let key = (s.owner, s.index);
-            let accepted = match invalid.get(&key) {
-                Some(why) => Err(why.clone()),
-                None => listener_valid(l),
+            let c = conflicted.get(&key);
+            let mut accepted = match (invalid.get(&key), c) {
+                (Some(why), _) => Err(why.clone()),
+                (None, Some(why)) => Err(why.clone()),
+                (None, None) => listener_valid(l, feats),
             };
-            let (supported, resolved) = match route_kinds(l) {
-                Ok(supported) => (
-                    supported,
-                    cert_refs(graph, (graph.obj(s.owner), implementation::of_parent(graph, s.owner)), &s.namespace, l),
-                ),
+            let (supported, mut resolved) = match route_kinds(l, feats) {
+                Ok(supported) => {
+                    (supported, cert_refs(graph, (s.owner, implementation::of_parent(graph, s.owner)), &s.namespace, l))
+                }
                 Err((supported, why)) => (supported, Err(why)),
             };
-            let c = conflicted.get(&key);
+            if resolved.is_ok() {
+                if let Some((reason, m, field)) = frontend_ca(graph, s.owner, l) {
+                    if accepted.is_ok() {
+                        accepted = Err((Reason::NoValidCACertificate, m.clone()));
+                    }
+                    self.listener_ref_fields.insert((s.owner, l.name.clone()), field);
+                    resolved = Err((reason, m));
+                }
+            }
             s.accepted = accepted.is_ok();
             s.supported.clone_from(&supported);
             let v = per.entry(key).or_default();
@@ -190,11 +295,14 @@ impl GatewayModel {
                 Ok(()) => v.push(lcond(&l.name, Type::Accepted, true, Reason::Accepted, "accepted")),
                 Err((r, m)) => v.push(lcond(&l.name, Type::Accepted, false, *r, m.clone())),
             }
-            if accepted.is_ok() && resolved.is_ok() && c.is_none() {
+            if accepted.is_ok() && resolved.is_ok() {
                 v.push(lcond(&l.name, Type::Programmed, true, Reason::Programmed, "programmed"));
             } else {
-                let m = "listener is invalid, conflicted or has unresolved references";
-                v.push(lcond(&l.name, Type::Programmed, false, Reason::Invalid, m));
+                let (r, m) = match c {
+                    Some((r, _)) => (*r, "listener is conflicted"),
+                    None => (Reason::Invalid, "listener is invalid or has unresolved references"),
+                };
+                v.push(lcond(&l.name, Type::Programmed, false, r, m));
             }
             match &resolved {
                 Ok(()) => v.push(lcond(&l.name, Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved")),
@@ -257,10 +365,25 @@ fn conflict(la: &Listener, lb: &Listener, port: i64) -> Option<Why> {
     }
 }
 
-/// Whether a listener's protocol and TLS settings are ones the spec accepts.
-fn listener_valid(l: &Listener) -> Result<(), Why> {
+/// Whether a listener's protocol and TLS settings are ones the spec (and, where known, the
+/// implementation) accepts.
+fn listener_valid(l: &Listener, feats: &Features<'_>) -> Result<(), Why> {
     if l.protocol.is_empty() || (!is_core_protocol(&l.protocol) && !l.protocol.contains('/')) {
         Err((Reason::UnsupportedProtocol, format!("protocol `{}` is not a Gateway API protocol", l.protocol)))
+    } else if matches!(l.protocol.as_str(), "HTTPS" | "TLS") && l.tls.is_none() {
+        // The CRD's validation rule: the API server refuses the Gateway as written.
+        Err((
+            Reason::Invalid,
+            format!("protocol {} requires tls (the API server refuses a Gateway without it)", l.protocol),
+        ))
+    } else if l.protocol == "TLS"
+        && tls_mode(l) == "Terminate"
+        && feats.supports("TLSRouteModeTerminate") == Some(false)
+    {
+        Err((
+            Reason::UnsupportedValue,
+            format!("tls.mode Terminate on protocol TLS, and {} does not list TLSRouteModeTerminate", feats.source()),
+        ))
     } else if matches!(l.protocol.as_str(), "HTTP" | "TCP" | "UDP") && l.tls.is_some() {
         Err((Reason::UnsupportedValue, format!("protocol {} does not take tls", l.protocol)))
     } else if l.protocol == "HTTPS" && tls_mode(l) == "Passthrough" {
@@ -275,8 +398,12 @@ fn listener_valid(l: &Listener) -> Result<(), Why> {
 /// The route kinds a listener supports: those its protocol admits, narrowed by `allowedRoutes.kinds`. Kinds
 /// written there that the protocol cannot carry make `ResolvedRefs=False InvalidRouteKinds` (the supported
 /// ones still count).
-fn route_kinds(l: &Listener) -> Result<Vec<String>, (Vec<String>, Why)> {
-    let base = protocol_kinds(l);
+fn route_kinds(l: &Listener, feats: &Features<'_>) -> Result<Vec<String>, (Vec<String>, Why)> {
+    // Route kinds are features of their own (`HTTPRoute` is core); one the implementation is known not
+    // to support is not a kind its listeners take.
+    let base: Option<Vec<&'static str>> = protocol_kinds(l)
+        .map(|b| b.iter().copied().filter(|k| *k == "HTTPRoute" || feats.supports(k) != Some(false)).collect());
+    let base = base.as_deref();
     let written = l.allowed_routes.as_ref().map(|a| a.kinds.as_slice()).unwrap_or_default();
     if written.is_empty() {
         return Ok(base.map(|b| b.iter().map(|k| (*k).to_string()).collect()).unwrap_or_default());
@@ -325,9 +452,11 @@ fn gateway_conditions(
     let class = graph.edges_from_kind(gid, edgecheck_core::EdgeKind::GatewayClass).next().map(|e| &e.to);
     let class_missing = matches!(class, Some(edgecheck_core::Target::Missing(_)))
         && absent_is_missing(graph, &K::GATEWAY_CLASS.to_kind(), None);
+    // The core and Extended types; a domain-prefixed type is implementation-specific, and no
+    // implementation in `edgecheck_core::implementation` defines one.
     let addr = gw.spec.addresses.iter().find_map(|a| {
         let t = a.get("type").and_then(|t| t.as_str()).unwrap_or("IPAddress");
-        (!matches!(t, "IPAddress" | "Hostname" | "NamedAddress") && !t.contains('/')).then(|| t.to_string())
+        (!matches!(t, "IPAddress" | "Hostname" | "NamedAddress")).then(|| t.to_string())
     });
     let mut gv = Vec::new();
     if class_missing {
@@ -345,7 +474,13 @@ fn gateway_conditions(
             Type::Accepted,
             false,
             Reason::UnsupportedAddress,
-            format!("address type `{t}` is not supported"),
+            if t.contains('/') {
+                format!(
+                    "address type `{t}` is implementation-specific, and no implementation edgecheck knows defines it"
+                )
+            } else {
+                format!("address type `{t}` is not a Gateway API address type")
+            },
         ));
         gv.push(cond(Type::Programmed, false, Reason::Invalid, "not accepted"));
     } else if !own.is_empty() && invalid == own.len() {
@@ -363,6 +498,22 @@ fn gateway_conditions(
         } else {
             gv.push(cond(Type::Programmed, true, Reason::Programmed, "programmed"));
         }
+    }
+    // Client certificate validation that lets unverified clients through says so on the Gateway.
+    let insecure = gw.spec.tls.as_ref().and_then(|t| t.frontend.as_ref()).is_some_and(|f| {
+        f.default
+            .iter()
+            .chain(f.per_port.iter().map(|p| &p.tls))
+            .any(|c| c.validation.as_ref().and_then(|v| v.mode.as_deref()) == Some("AllowInsecureFallback"))
+    });
+    if insecure {
+        let m = "client certificate validation mode AllowInsecureFallback: clients without a valid certificate are let through";
+        gv.push(cond(Type::InsecureFrontendValidationMode, true, Reason::ConfigurationChanged, m));
+    }
+    match backend_client_cert(graph, go, gw) {
+        None => {}
+        Some(Ok(())) => gv.push(cond(Type::ResolvedRefs, true, Reason::ResolvedRefs, "clientCertificateRef resolved")),
+        Some(Err((r, m))) => gv.push(cond(Type::ResolvedRefs, false, r, m)),
     }
     gv
 }

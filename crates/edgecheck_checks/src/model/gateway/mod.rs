@@ -1,28 +1,41 @@
-//! Gateway API: the conditions a conformant implementation supporting every Standard and Extended
-//! feature would write, computed from the manifests alone.
+//! Gateway API: the conditions a conformant implementation would write, computed from the manifests alone,
+//! for the features its GatewayClass's `status.supportedFeatures` lists (a dump, a cluster), else what the
+//! implementation table knows of its controller ([`Features`]), else every Standard and Extended feature.
+//! `conformance.rs` holds the model to the conformance suite at a pinned tag.
 //!
-//! Rules (gateway-api `apis/v1`, GEP-1713 for ListenerSets, the conformance suite):
+//! Rules (gateway-api `apis/v1`, GEP-1713 for ListenerSets, GEP-91 for client certificate validation, the
+//! conformance suite):
 //! - **GatewayClass** `Accepted`: `InvalidParameters` when `parametersRef` names an object that is
 //!   not in the inventory *and* the inventory holds that kind (its CRD, other objects of the kind, or
 //!   a full dump). A kind the repository never mentions is assumed installed elsewhere: a healthy repo
 //!   whose CRDs and parameter objects come from another source stays clean.
-//! - **Gateway** `Accepted`/`Programmed`; per listener `Accepted`, `Programmed`, `ResolvedRefs`,
-//!   `Conflicted`. Listeners are grouped by port (an index, never a scan of every pair of the
-//!   Gateway's routes and listeners). On one port `HTTP` goes only with `HTTP`; `HTTPS` and `TLS` share
-//!   a port when hostnames differ (the spec's compatibility rule); `TCP` shares with nothing;
-//!   `UDP` is another transport. Conflicted listeners of a Gateway's own spec are all marked; a
-//!   ListenerSet's listener loses to the Gateway's own and to earlier ListenerSets. Creation time is
-//!   unknown in Git, so ListenerSets are ordered by namespace/name and the message says so.
-//!   A `TLS` Passthrough and a Terminate listener on one port are spec-compatible but many data
-//!   planes (Cilium) cannot split them: recorded in [`GatewayModel::shared_tls_ports`].
+//! - **Gateway** `Accepted`/`Programmed` (`InvalidParameters`, `UnsupportedAddress` for an address type
+//!   no implementation defines, `ListenersNotValid`), `ResolvedRefs` for `spec.tls.backend.clientCertificateRef`,
+//!   `InsecureFrontendValidationMode` for `AllowInsecureFallback`; per listener `Accepted`, `Programmed`,
+//!   `ResolvedRefs`, `Conflicted`. Listeners are grouped by port (an index, never a scan of every pair of
+//!   the Gateway's routes and listeners). On one port `HTTP` goes only with `HTTP`; `HTTPS` and `TLS`
+//!   share a port when hostnames differ (the spec's compatibility rule), and TLS Passthrough with
+//!   Terminate only with `TLSRouteModeMixed` (unknown support: recorded in
+//!   [`GatewayModel::shared_tls_ports`]); `TCP` shares with nothing; `UDP` is another transport. A
+//!   conflicted listener is not accepted. Conflicted listeners of a Gateway's own spec are all marked; a
+//!   ListenerSet's listener loses to any listener still standing before it (the Gateway's own, then
+//!   ListenerSets oldest first: creation time when known, else namespace/name, and the message says so).
+//!   An HTTPS listener's client certificate validation (`spec.tls.frontend`, its port's entry else the
+//!   default) that names no usable CA makes it `Accepted=False NoValidCACertificate`.
+//! - **ListenerSet** `Accepted`/`Programmed`: `NotAllowed` by the Gateway's `allowedListeners`,
+//!   `ListenersNotValid` when none of its listeners can be programmed; accepted ones count in the
+//!   Gateway's `attachedListenerSets`.
 //! - **Routes**, per parentRef: `Accepted` (`NoMatchingParent`, `NotAllowedByListeners`,
 //!   `NoMatchingListenerHostname`; a TLS listener in `Terminate` mode admits TLSRoute (Extended, v1.4),
 //!   recorded in [`GatewayModel::terminated_tls_routes`]) and `ResolvedRefs` (`InvalidKind`, `RefNotPermitted`,
 //!   `BackendNotFound`). A missing Service is `BackendNotFound` only under the absence rule (a full
 //!   dump, or Services in that namespace in the inventory).
-//! - A Secret or Service that is not in the inventory is missing only on a full dump or when the
-//!   inventory holds others of its kind in that namespace; a Secret some producer (cert-manager,
-//!   External Secrets, SealedSecret) creates is never missing.
+//! - **BackendTLSPolicy** `Accepted`/`ResolvedRefs`: CA references (kind, presence, `ca.crt`), and
+//!   `Accepted=False Conflicted` for a policy targeting what an older one targets.
+//! - A Secret or Service that is not in the inventory is missing only under the absence rule (a full dump,
+//!   others of its kind in that namespace, or — for a listener's certificate — the Gateway's GatewayClass in
+//!   the inventory); a Secret some producer (cert-manager and its gateway-shim, External Secrets,
+//!   SealedSecret, a secrets operator) creates is never missing.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -77,6 +90,14 @@ pub struct GatewayModel {
     /// Where each route attached: per parentRef that was accepted, the parent (Gateway or ListenerSet)
     /// and the listeners it attached to. The request path of `trace` follows these.
     pub attachments: HashMap<ObjId, Vec<Attachment>>,
+    /// For a listener whose `ResolvedRefs` is False because of a reference other than its
+    /// `certificateRefs` (the Gateway's client certificate validation): the field at fault.
+    pub listener_ref_fields: HashMap<(ObjId, String), String>,
+    /// BackendTLSPolicies that lose to an older one targeting the same Service (and section): the loser
+    /// and the policy that wins.
+    pub policy_conflicts: Vec<(ObjId, ObjId)>,
+    /// ListenerSets accepted by each Gateway (`status.attachedListenerSets`).
+    pub attached_listener_sets: HashMap<ObjId, u32>,
     /// Scratch: listeners of the parentRef being attached that terminate a TLSRoute.
     pending_terminated: Vec<String>,
     /// Scratch: listeners the parentRef being attached attached to.
@@ -92,6 +113,45 @@ pub struct Attachment {
     pub owner: ObjId,
     /// Listener names, in the owner's spec order.
     pub listeners: Vec<String>,
+}
+
+/// What a Gateway's implementation supports, as far as the inputs tell: its GatewayClass's
+/// `status.supportedFeatures` (a dump, a cluster), else what the implementation table knows of its
+/// controller. `None` from [`Features::supports`] is unknown: the model then assumes the feature, as
+/// the spec's Standard and Extended features are assumed wherever nothing says otherwise.
+pub(crate) struct Features<'g> {
+    listed: Option<(&'g str, &'g [String])>,
+    imp: Option<&'static Implementation>,
+}
+
+impl<'g> Features<'g> {
+    /// The features of Gateway `gateway` (or of the Gateway a ListenerSet attaches to).
+    pub(crate) fn of(graph: &'g Graph, gateway: ObjId) -> Features<'g> {
+        let listed = graph.edges_from_kind(gateway, edgecheck_core::EdgeKind::GatewayClass).find_map(|e| {
+            let id = e.to.found()?;
+            let c = graph.view::<views::GatewayClass>(id)?;
+            let f = c.status.supported_features.as_deref().filter(|f| !f.is_empty())?;
+            Some((graph.obj(id).name.as_str(), f))
+        });
+        Features { listed, imp: implementation::of_parent(graph, gateway) }
+    }
+
+    /// Whether `feature` is supported: `None` when nothing in the inputs says.
+    pub(crate) fn supports(&self, feature: &str) -> Option<bool> {
+        match self.listed {
+            Some((_, f)) => Some(f.iter().any(|x| x == feature)),
+            None => self.imp.and_then(|i| i.supports(feature)),
+        }
+    }
+
+    /// Who says so, for a message: the GatewayClass's status or the implementation.
+    pub(crate) fn source(&self) -> String {
+        match (self.listed, self.imp) {
+            (Some((class, _)), _) => format!("GatewayClass `{class}`'s status.supportedFeatures"),
+            (None, Some(i)) => format!("{}'s conformance report", i.name),
+            (None, None) => "the implementation".into(),
+        }
+    }
 }
 
 /// A listener with its owner (Gateway or ListenerSet).
@@ -278,6 +338,11 @@ impl GatewayModel {
             if let Some(i) = pos {
                 field = format!("spec.listeners[{i}]");
             }
+            if c.condition_type == Type::ResolvedRefs {
+                if let Some(f) = self.listener_ref_fields.get(&(id, l.clone())) {
+                    field.clone_from(f);
+                }
+            }
             place = format!(" listener `{l}`");
         }
         if c.listener.is_none() && c.parent.is_none() {
@@ -286,6 +351,10 @@ impl GatewayModel {
                 (Reason::InvalidParameters, _, true) => "spec.infrastructure.parametersRef".into(),
                 (Reason::Pending, _, true) => "spec.gatewayClassName".into(),
                 (Reason::UnsupportedAddress, _, true) => "spec.addresses".into(),
+                (Reason::Conflicted, _, _) => "spec.targetRefs".into(),
+                (Reason::InvalidClientCertificateRef | Reason::RefNotPermitted, _, true) => {
+                    "spec.tls.backend.clientCertificateRef".into()
+                }
                 (Reason::NotAllowed | Reason::ParentNotAccepted, _, _) => "spec.parentRef".into(),
                 (Reason::InvalidKind | Reason::InvalidCACertificateRef | Reason::NoValidCACertificate, _, _) => {
                     "spec.validation.caCertificateRefs".into()
@@ -333,7 +402,9 @@ mod listeners;
 mod refs;
 mod routes;
 
-use refs::{backend_refs, cert_refs};
+use refs::{backend_client_cert, backend_refs, cert_refs, frontend_ca};
 
+#[cfg(test)]
+mod conformance;
 #[cfg(test)]
 mod tests;

@@ -274,8 +274,10 @@ spec:
     let gw = conds(&g, &m, K::GATEWAY, Some("edge"), "gw");
     assert!(has(&gw, Some("http"), "Conflicted", false, "NoConflicts"), "{gw:?}");
     let ls = conds(&g, &m, K::LISTENER_SET, Some("shop"), "team");
-    assert!(has(&ls, None, "Accepted", true, "Accepted"), "{ls:?}");
+    // One of its listeners conflicts: accepted, with the reason saying so (as a Gateway's).
+    assert!(has(&ls, None, "Accepted", true, "ListenersNotValid"), "{ls:?}");
     assert!(has(&ls, Some("dup"), "Conflicted", true, "HostnameConflict"));
+    assert!(has(&ls, Some("dup"), "Accepted", false, "HostnameConflict"));
     assert!(has(&ls, Some("own"), "Conflicted", false, "NoConflicts"));
     let web = conds(&g, &m, K::HTTP_ROUTE, Some("shop"), "web");
     assert!(has(&web, Some("own"), "Accepted", true, "Accepted"), "{web:?}");
@@ -283,4 +285,101 @@ spec:
     assert_eq!(m.listener(id, "own").map(|l| l.attached_routes), Some(1));
     let closed = conds(&g, &m, K::LISTENER_SET, Some("shop"), "closed");
     assert!(has(&closed, None, "Accepted", false, "ParentNotAccepted"));
+}
+
+/// Of two ListenerSets with the same listener, the older wins when creation times are known (a dump), even
+/// against the order of their names; in Git (no creation times) the order is by name, and the message says
+/// that it is a guess.
+#[test]
+fn listener_set_precedence_by_creation_time() {
+    let sets = |a: &str, b: &str| {
+        format!(
+            r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {{name: gw, namespace: edge}}
+spec:
+  gatewayClassName: x
+  allowedListeners: {{namespaces: {{from: Same}}}}
+  listeners: [{{name: http, port: 80, protocol: HTTP, hostname: gw.example.com}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {{name: a-team, namespace: edge{a}}}
+spec:
+  parentRef: {{name: gw}}
+  listeners: [{{name: web, port: 80, protocol: HTTP, hostname: shared.example.com}}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: ListenerSet
+metadata: {{name: b-team, namespace: edge{b}}}
+spec:
+  parentRef: {{name: gw}}
+  listeners: [{{name: web, port: 80, protocol: HTTP, hostname: shared.example.com}}]
+"#
+        )
+    };
+    // b-team was created first: it wins although a-team sorts first.
+    let dump = sets(
+        r#", resourceVersion: "2", creationTimestamp: "2026-05-02T00:00:00Z""#,
+        r#", resourceVersion: "1", creationTimestamp: "2026-05-01T00:00:00Z""#,
+    );
+    let (g, m) = model(&dump);
+    let a = conds(&g, &m, K::LISTENER_SET_STD, Some("edge"), "a-team");
+    let b = conds(&g, &m, K::LISTENER_SET_STD, Some("edge"), "b-team");
+    assert!(has(&a, Some("web"), "Conflicted", true, "HostnameConflict"), "{a:?}");
+    assert!(has(&a, None, "Accepted", false, "ListenersNotValid"), "{a:?}");
+    assert!(has(&b, Some("web"), "Conflicted", false, "NoConflicts"), "{b:?}");
+    let aid = g.find(K::LISTENER_SET_STD, Some("edge"), "a-team").expect("set");
+    let msg = &m.of(aid).iter().find(|c| c.reason == Reason::HostnameConflict).expect("conflict").message;
+    assert!(!msg.contains("unknown in Git"), "{msg}");
+    let gid = g.find(K::GATEWAY, Some("edge"), "gw").expect("gw");
+    assert_eq!(m.attached_listener_sets.get(&gid), Some(&1));
+    // In Git: by name, and said to be a guess.
+    let (g, m) = model(&sets("", ""));
+    let b = conds(&g, &m, K::LISTENER_SET_STD, Some("edge"), "b-team");
+    assert!(has(&b, Some("web"), "Conflicted", true, "HostnameConflict"), "{b:?}");
+    let bid = g.find(K::LISTENER_SET_STD, Some("edge"), "b-team").expect("set");
+    let msg = &m.of(bid).iter().find(|c| c.reason == Reason::HostnameConflict).expect("conflict").message;
+    assert!(msg.contains("unknown in Git"), "{msg}");
+}
+
+/// Mixed TLS modes on one port follow what is known of the implementation: a conflict where it is known
+/// not to support them, nothing where it does, the LSN002 record where nothing says.
+#[test]
+fn mixed_tls_modes_follow_supported_features() {
+    let gw = |class: &str, controller: &str, status: &str| {
+        format!(
+            r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: GatewayClass
+metadata: {{name: {class}, uid: "c"}}
+spec: {{controllerName: {controller}}}
+{status}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {{name: gw, namespace: edge}}
+spec:
+  gatewayClassName: {class}
+  listeners:
+  - {{name: https, port: 443, protocol: HTTPS, hostname: a.example.com, tls: {{certificateRefs: [{{name: a}}]}}}}
+  - {{name: pass, port: 443, protocol: TLS, hostname: b.example.com, tls: {{mode: Passthrough}}}}
+"#
+        )
+    };
+    let conflict = |text: &str| {
+        let (g, m) = model(text);
+        let c = conds(&g, &m, K::GATEWAY, Some("edge"), "gw");
+        (has(&c, Some("pass"), "Accepted", false, "ProtocolConflict"), m.shared_tls_ports.len())
+    };
+    // Status with the object spelling, listing mixed mode; then the string spelling without it.
+    let listed = "status: {supportedFeatures: [{name: Gateway}, {name: TLSRouteModeMixed}]}";
+    let unlisted = "status: {supportedFeatures: [Gateway, TLSRoute]}";
+    assert_eq!(conflict(&gw("c", "io.cilium/gateway-controller", listed)), (false, 0));
+    assert_eq!(conflict(&gw("c", "io.cilium/gateway-controller", unlisted)), (true, 0));
+    // No status: the table (NGINX Gateway Fabric: not supported; Envoy Gateway: supported; Cilium: unknown).
+    assert_eq!(conflict(&gw("c", "gateway.nginx.org/nginx-gateway-controller", "")), (true, 0));
+    assert_eq!(conflict(&gw("c", "gateway.envoyproxy.io/gatewayclass-controller", "")), (false, 0));
+    assert_eq!(conflict(&gw("c", "io.cilium/gateway-controller", "")), (false, 1));
 }

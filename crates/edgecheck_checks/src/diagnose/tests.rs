@@ -118,6 +118,11 @@ kind: GatewayClass
 metadata: {name: cilium}
 spec: {controllerName: io.cilium/gateway-controller}
 ---
+apiVersion: cilium.io/v2
+kind: CiliumLoadBalancerIPPool
+metadata: {name: lan}
+spec: {blocks: [{cidr: 192.168.10.240/28}]}
+---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
 metadata: {name: edge, namespace: edge}
@@ -201,6 +206,11 @@ apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: cilium}
 spec: {controllerName: io.cilium/gateway-controller}
+---
+apiVersion: cilium.io/v2
+kind: CiliumLoadBalancerIPPool
+metadata: {name: lan}
+spec: {blocks: [{cidr: 192.168.10.240/28}]}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway
@@ -427,6 +437,11 @@ apiVersion: gateway.networking.k8s.io/v1
 kind: GatewayClass
 metadata: {name: cilium}
 spec: {controllerName: io.cilium/gateway-controller}
+---
+apiVersion: cilium.io/v2
+kind: CiliumLoadBalancerIPPool
+metadata: {name: lan}
+spec: {blocks: [{cidr: 192.168.10.240/28}]}
 ---
 apiVersion: gateway.networking.k8s.io/v1
 kind: Gateway

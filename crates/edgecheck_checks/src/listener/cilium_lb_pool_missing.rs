@@ -28,7 +28,11 @@ declare_check! {
     /// that defines CiliumLoadBalancerIPPools, when no pool would give it an address:
     /// - no CiliumLoadBalancerIPPool in the inputs: an error on a full dump, a warning when the
     ///   repository manages Cilium load-balancer addressing (it holds pools, L2 announcement or BGP
-    ///   policies, or CiliumGatewayClassConfigs), silence otherwise;
+    ///   policies, or CiliumGatewayClassConfigs) or holds the Gateway's Cilium GatewayClass itself,
+    ///   silence otherwise. A Gateway that asks a cloud load balancer for its address (cloud
+    ///   annotations in `spec.infrastructure.annotations`), Cilium Gateways on the host network
+    ///   (`gatewayAPI.hostNetwork.enabled` in Cilium's chart values), and a repository that gives
+    ///   LoadBalancer addresses another way (MetalLB pools, kube-vip) need no pool;
     /// - pools exist but every one is disabled or its `serviceSelector` does not match the Service's
     ///   labels (for a Gateway, `io.cilium.gateway/owning-gateway: <name>`, the
     ///   `spec.infrastructure.labels`, and Cilium's `io.kubernetes.service.namespace`/`name`): a warning.
@@ -62,13 +66,12 @@ impl CiliumLbPoolMissing {
         let pools = cx.graph.each::<CiliumLbIpPool>();
         let manages =
             cx.graph.iter().any(|(_, o)| o.kind.group == "cilium.io" && LB_AREA_KINDS.contains(&o.kind.kind.as_str()));
-        let none_severity =
-            if cx.graph.complete { Some(Severity::Error) } else { manages.then_some(Severity::Warning) };
-        let mut subjects: Vec<(&Object, String, BTreeMap<String, String>, String)> = Vec::new();
+        let other_way = cx.graph.iter().any(|(_, o)| cilium_host_network(&o.value) || other_lb_ipam(o));
+        let mut subjects: Vec<Subject<'_>> = Vec::new();
         for (id, o, gw) in cx.graph.each::<Gateway>() {
             let Some(class) = cilium_class(cx.graph, id) else { continue };
             let service_type = class_service_type(cx.graph, class);
-            if service_type != "LoadBalancer" || has_address(o) {
+            if service_type != "LoadBalancer" || has_address(o) || other_way || cloud_load_balancer(o) {
                 continue;
             }
             let ns = o.namespace.clone().unwrap_or_default();
@@ -87,7 +90,8 @@ impl CiliumLbPoolMissing {
                 "GatewayClass `{}` is Cilium's and makes a {service_type} Service for the Gateway",
                 cx.graph.obj(class).name
             );
-            subjects.push((o, "spec.gatewayClassName".into(), labels, why));
+            // The repository holds the Cilium GatewayClass: it manages what Cilium needs for it.
+            subjects.push(Subject { o, path: "spec.gatewayClassName", labels, why, class_held: true });
         }
         if !pools.is_empty() {
             for (_, o, svc) in cx.graph.each::<Service>() {
@@ -103,13 +107,19 @@ impl CiliumLbPoolMissing {
                     .unwrap_or_default();
                 labels.insert("io.kubernetes.service.namespace".into(), o.namespace.clone().unwrap_or_default());
                 labels.insert("io.kubernetes.service.name".into(), o.name.clone());
-                subjects.push((o, "spec.type".into(), labels, "type: LoadBalancer".into()));
+                subjects.push(Subject { o, path: "spec.type", labels, why: "type: LoadBalancer".into(), class_held: false });
             }
         }
-        for (o, path, labels, why) in subjects {
+        for Subject { o, path, labels, why, class_held } in subjects {
             if pools.is_empty() {
-                let Some(sev) = none_severity else { continue };
-                out.at(o, &path)
+                let sev = if cx.graph.complete {
+                    Severity::Error
+                } else if manages || class_held {
+                    Severity::Warning
+                } else {
+                    continue;
+                };
+                out.at(o, path)
                     .severity(sev)
                     .message(format!(
                         "{} needs a LoadBalancer address from Cilium LB IPAM, and no CiliumLoadBalancerIPPool exists; its address stays pending",
@@ -126,7 +136,7 @@ impl CiliumLbPoolMissing {
             }
             let names: Vec<String> = pools.iter().map(|(_, p, _)| p.name.clone()).collect();
             let shown: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
-            out.at(o, &path)
+            out.at(o, path)
                 .message(format!(
                     "{} needs a LoadBalancer address from Cilium LB IPAM, and no CiliumLoadBalancerIPPool selects it; its address stays pending",
                     o.to_ref()
@@ -139,6 +149,24 @@ impl CiliumLbPoolMissing {
                 .emit();
         }
     }
+}
+
+/// What needs an address from Cilium LB IPAM: a Gateway of a Cilium class, or a LoadBalancer Service.
+struct Subject<'a> {
+    o: &'a Object,
+    /// The field the finding points at.
+    path: &'static str,
+    /// The labels of the Service a pool's `serviceSelector` is matched against.
+    labels: BTreeMap<String, String>,
+    /// Why it needs one, as evidence.
+    why: String,
+    /// The repository holds its Cilium GatewayClass (so it manages what Cilium needs for it).
+    class_held: bool,
+}
+
+/// Another way the repository gives LoadBalancer addresses: MetalLB's pools and advertisements, kube-vip.
+fn other_lb_ipam(o: &Object) -> bool {
+    o.kind.group == "metallb.io" || o.name.starts_with("kube-vip") || o.name == "kubevip"
 }
 
 /// The GatewayClass of a Gateway when it is Cilium's.
@@ -165,4 +193,24 @@ fn class_service_type(graph: &Graph, class: ObjId) -> String {
 fn has_address(o: &Object) -> bool {
     let non_empty = |p: &str| o.value.pointer(p).and_then(Value::as_array).is_some_and(|a| !a.is_empty());
     non_empty("/status/addresses") || non_empty("/status/loadBalancer/ingress")
+}
+
+/// Cloud load-balancer annotations a Gateway passes to its Service (`spec.infrastructure.annotations`):
+/// the cloud's controller, not Cilium LB IPAM, gives the address.
+fn cloud_load_balancer(o: &Object) -> bool {
+    const CLOUD: &[&str] = &["service.beta.kubernetes.io/", "cloud.google.com/", "networking.gke.io/", "service.kubernetes.io/"];
+    o.value
+        .pointer("/spec/infrastructure/annotations")
+        .and_then(Value::as_object)
+        .is_some_and(|a| a.keys().any(|k| CLOUD.iter().any(|c| k.starts_with(c))))
+}
+
+/// Cilium chart values that put Gateways on the host network (`gatewayAPI.hostNetwork.enabled: true`, in
+/// a HelmRelease's `spec.values` or an Application's Helm `valuesObject`): no LoadBalancer Service.
+fn cilium_host_network(v: &Value) -> bool {
+    let on = |x: Option<&Value>| x.and_then(Value::as_bool) == Some(true);
+    on(v.pointer("/spec/values/gatewayAPI/hostNetwork/enabled"))
+        || ["/spec/source", "/spec/sources/0", "/spec/sources/1", "/spec/sources/2"]
+            .iter()
+            .any(|p| on(v.pointer(&format!("{p}/helm/valuesObject/gatewayAPI/hostNetwork/enabled"))))
 }

@@ -1,5 +1,6 @@
 use edgecheck_core::kind::K;
-use edgecheck_core::{EdgeKind, Findings, Layer, Severity, Target};
+use edgecheck_core::{EdgeKind, Findings, Graph, Layer, Severity, Target};
+use serde_json::Value;
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -9,8 +10,11 @@ declare_check! {
     /// `traefik.containo.us` group; Traefik reads both) that is not in the inputs. The TLSOption
     /// named `default` is implicit and never missing.
     ///
-    /// Reported as docs/design.md "Absence" says: an error on a full cluster dump, a warning when the
-    /// inventory holds other TLSOptions in that namespace, silent otherwise.
+    /// Reported as docs/design.md "Absence" says: an error on a full cluster dump; a warning when the
+    /// inventory manages the area — it holds other TLSOptions in that namespace, or Traefik's own objects
+    /// (a Traefik IngressClass, IngressRoutes) and nothing in it makes TLSOptions out of sight (a Traefik
+    /// chart's `tlsOptions` values, in a HelmRelease, an Argo CD Application or a k3s HelmChartConfig);
+    /// silent otherwise. A name with a provider (`modern@file`) is not a Kubernetes object: never missing.
     ///
     /// ## Why it matters
     /// Traefik logs `unknown TLS options: <ns>-<name>@kubernetescrd` and serves the router with its
@@ -33,12 +37,15 @@ impl TraefikTlsOptionMissing {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for e in cx.graph.edges().iter().filter(|e| e.kind == EdgeKind::TlsOption) {
             let Target::Missing(r) = &e.to else { continue };
-            if r.name == "default" {
+            if r.name == "default" || r.name.contains('@') {
                 continue;
             }
+            let ns = r.namespace.as_deref();
+            let held = traefik_held(cx.graph);
             let Some(severity) = cx
-                .absence(K::TRAEFIK_TLS_OPTION, r.namespace.as_deref())
-                .or(cx.absence(K::TRAEFIK_OLD_TLS_OPTION, r.namespace.as_deref()))
+                .graph
+                .absence_managed(&K::TRAEFIK_TLS_OPTION.to_kind(), ns, held)
+                .or(cx.absence(K::TRAEFIK_OLD_TLS_OPTION, ns))
             else {
                 continue;
             };
@@ -69,4 +76,34 @@ impl TraefikTlsOptionMissing {
             b.related_all(elsewhere).emit();
         }
     }
+}
+
+/// Whether the inventory holds Traefik's own objects (a Traefik IngressClass, or IngressRoutes of either
+/// group), so that it manages Traefik's TLS options, and nothing in it makes TLSOptions edgecheck cannot
+/// see: a Traefik chart's `tlsOptions` values (HelmRelease `spec.values`, an Application's Helm
+/// `valuesObject` or `values`, a k3s HelmChart or HelmChartConfig `valuesContent`).
+fn traefik_held(g: &Graph) -> bool {
+    let class = g.each::<edgecheck_core::views::IngressClass>().iter().any(|(_, _, c)| {
+        c.spec.controller.as_deref().is_some_and(|c| c.starts_with("traefik.io/") || c == "containo.us/ingress-controller")
+    });
+    let routes = [K::TRAEFIK_INGRESS_ROUTE, K::TRAEFIK_OLD_INGRESS_ROUTE].iter().any(|k| !g.ids(*k).is_empty());
+    (class || routes) && !g.iter().any(|(_, o)| chart_values_make_tls_options(&o.value))
+}
+
+/// Traefik chart values with `tlsOptions` in an object that installs a chart.
+fn chart_values_make_tls_options(v: &Value) -> bool {
+    let text_has = |p: &str| v.pointer(p).and_then(Value::as_str).is_some_and(|t| t.contains("tlsOptions:"));
+    v.pointer("/spec/values/tlsOptions").is_some()
+        || text_has("/spec/valuesContent")
+        || ["/spec/source", "/spec/sources"].iter().any(|p| {
+            let sources: Vec<&Value> = match v.pointer(p) {
+                Some(Value::Array(a)) => a.iter().collect(),
+                Some(o @ Value::Object(_)) => vec![o],
+                _ => Vec::new(),
+            };
+            sources.iter().any(|s| {
+                s.pointer("/helm/valuesObject/tlsOptions").is_some()
+                    || s.pointer("/helm/values").and_then(Value::as_str).is_some_and(|t| t.contains("tlsOptions:"))
+            })
+        })
 }

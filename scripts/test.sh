@@ -9,8 +9,9 @@ need=()
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 [ -f /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
 # What the tests need: package[:binary] (the binary is the package's name unless given)
-# (zsh and fish check the generated completions' syntax, `zsh -n` and `fish -n`)
-for spec in nginx haproxy chromium graphviz:dot zsh fish; do
+# (zsh and fish check the generated completions' syntax, `zsh -n` and `fish -n`; prometheus scrapes
+# `edgecheck serve` in tests/cli/serve.rs, and its promtool checks /metrics)
+for spec in nginx haproxy chromium graphviz:dot zsh fish prometheus; do
   pkg="${spec%%:*}" bin="${spec#*:}"
   command -v "$bin" >/dev/null 2>&1 || [ -x "/usr/sbin/$bin" ] || need+=("$pkg")
 done

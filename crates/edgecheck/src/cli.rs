@@ -29,7 +29,10 @@ pub enum Command {
     Trace(Box<TraceArgs>),
     /// Probe endpoints from the outside: DNS, TCP, TLS, HTTP/h2, gRPC; the first failing layer first.
     Probe(ProbeArgs),
-    /// Print a ClusterRole and ClusterRoleBinding granting exactly what `scan` reads (get, list).
+    /// Watch a cluster and diagnose it continuously: Prometheus metrics, the reports and traces over HTTP.
+    Serve(Box<ServeArgs>),
+    /// Print a ClusterRole and ClusterRoleBinding granting exactly what `scan` reads (get, list; `--watch`
+    /// adds watch, for `serve`).
     Rbac(RbacArgs),
     /// List the check catalogue.
     Checks {
@@ -312,6 +315,10 @@ pub struct RenderArgs {
     /// The deadline of one render (`60s`, `2m`).
     #[arg(long, value_parser = request_timeout, value_name = "DURATION")]
     pub render_timeout: Option<std::time::Duration>,
+    /// The most memory one render (helm or kustomize, with its children) may hold; past it the tool is
+    /// killed and the build reported as not rendered (`2GiB`, `512MiB`) [default: 2GiB].
+    #[arg(long, value_parser = parse_size, value_name = "SIZE")]
+    pub render_memory: Option<u64>,
     /// List every build: its kind, tool and version, cluster, and whether it was rendered (and why not);
     /// then lint as usual.
     #[arg(long)]
@@ -501,6 +508,75 @@ pub struct RbacArgs {
     /// Leave out Secrets: the TLS and repository checks that read them then report "could not check".
     #[arg(long)]
     pub no_secrets: bool,
+    /// Grant `watch` too (get, list, watch): the role `edgecheck serve` needs.
+    #[arg(long)]
+    pub watch: bool,
+}
+
+/// `serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Where to serve `/metrics`, `/healthz`, `/readyz`, `/report`, `/report.json` and `/trace?url=`:
+    /// `[HOST]:PORT` (`:9813` is every IPv4 address, `[::]:9813` every address).
+    #[arg(long, default_value = ":9813", value_name = "ADDR")]
+    pub listen: String,
+    /// Watch all namespaces (the default; as kubectl's flag).
+    #[arg(long, short = 'A', conflicts_with = "namespace")]
+    pub all_namespaces: bool,
+    /// Quiet time after a change before the checks run again (`2s`, `500ms`).
+    #[arg(long, default_value = "2s", value_parser = serve_duration, value_name = "DURATION")]
+    pub debounce: Duration,
+    /// Time between probes of every claimed host, jittered by a tenth (`5m`, `30s`).
+    #[arg(long, default_value = "5m", value_parser = serve_duration, value_name = "DURATION")]
+    pub probe_interval: Duration,
+    /// Hosts probed at once.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    pub probe_concurrency: u16,
+    /// Do not probe hosts matching this glob (`*.internal`, `admin.example.com`). Repeatable.
+    #[arg(long, value_name = "GLOB")]
+    pub probe_exclude: Vec<String>,
+    /// Objects only: never probe (the verdicts then come from the objects alone).
+    #[arg(long)]
+    pub no_probe: bool,
+    /// Timeout per probe phase (`5s`, `500ms`; at most 1h).
+    #[arg(long, default_value = "5s", value_parser = probe_timeout, value_name = "DURATION")]
+    pub probe_timeout: Duration,
+    /// Use ADDR for HOST:PORT instead of DNS (curl's `--resolve HOST:PORT:ADDR`). Repeatable.
+    #[arg(long, value_name = "HOST:PORT:ADDR")]
+    pub resolve: Vec<String>,
+    /// Connect to ADDR:PORT2 for HOST:PORT, the host name kept for SNI and verification (curl's
+    /// `--connect-to`). Repeatable.
+    #[arg(long, value_name = "HOST:PORT:ADDR:PORT2")]
+    pub connect_to: Vec<String>,
+    /// Trust only the CA certificates in this PEM file when probing.
+    #[arg(long, value_name = "FILE")]
+    pub cacert: Option<PathBuf>,
+    /// Checks to run: ALL, a layer (tls), a code prefix (TLS, TLS0), a code or a name. Repeatable, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub select: Vec<String>,
+    /// Checks to skip (same selectors); the more specific selector wins.
+    #[arg(long, value_delimiter = ',')]
+    pub ignore: Vec<String>,
+    /// Configuration file [default: `.edgecheck.toml` or `edgecheck.toml` found upwards from the current directory].
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Ignore configuration files.
+    #[arg(long)]
+    pub no_config: bool,
+    /// The time to judge certificates by (RFC 3339) [default: now].
+    #[arg(long, hide = true)]
+    pub now: Option<String>,
+    /// The cluster.
+    #[command(flatten)]
+    pub cluster: ClusterArgs,
+    /// What the inventory is.
+    #[command(flatten)]
+    pub inventory: InventoryArgs,
+}
+
+/// A duration of `serve` (at most 24h).
+fn serve_duration(s: &str) -> Result<Duration, String> {
+    parse_duration(s, MAX_DURATION)
 }
 
 fn parse_size(s: &str) -> Result<u64, String> {

@@ -9,11 +9,15 @@
 //! fails the scan is an error ([`ScanError::NothingListed`]). Items are summarised as each is parsed
 //! ([`edgecheck_load::object_from_live_value`]: Secret values dropped), never held twice.
 //!
+//! [`watch`] keeps the same kinds current for `edgecheck serve`: the same discovery and lists, then a
+//! streaming GET `?watch=1` per kind, each event bounded and summarised as it arrives.
+//!
 //! This is its own crate (not a feature of `edgecheck_load`) so the file loader and the check engine
-//! stay free of tokio, hyper and rustls; only the CLI links it.
+//! stay free of tokio, hyper and rustls; only the CLI (and `edgecheck_serve`) links it.
 
 mod files;
 mod page;
+pub mod watch;
 
 use std::collections::{BTreeSet, HashSet};
 use std::path::PathBuf;
@@ -148,6 +152,30 @@ pub struct Resource {
     pub namespaced: bool,
 }
 
+impl Resource {
+    /// The collection URL path of the kind (in `namespace` when namespaced and one is given).
+    pub fn path(&self, namespace: Option<&str>) -> String {
+        let base = if self.group.is_empty() {
+            format!("/api/{}", self.api_version)
+        } else {
+            format!("/apis/{}", self.api_version)
+        };
+        match (self.namespaced, namespace) {
+            (true, Some(ns)) => format!("{base}/namespaces/{ns}/{}", self.plural),
+            _ => format!("{base}/{}", self.plural),
+        }
+    }
+
+    /// The kind as metrics and messages name it: `Kind` for the core group, else `Kind.group`.
+    pub fn key(&self) -> String {
+        if self.group.is_empty() {
+            self.kind.clone()
+        } else {
+            format!("{}.{}", self.kind, self.group)
+        }
+    }
+}
+
 /// The API groups edgecheck reads (the groups of [`K::KNOWN`]).
 pub fn groups() -> Vec<&'static str> {
     K::KNOWN.iter().map(|k| k.group).collect::<BTreeSet<_>>().into_iter().collect()
@@ -218,7 +246,8 @@ async fn config(options: &ScanOptions) -> Result<(Config, String), ScanError> {
     Ok((cfg, name))
 }
 
-async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
+/// The client of a scan or a watch: (the API, the cluster's name, the default namespace).
+async fn connect_api(options: &ScanOptions) -> Result<(ApiGet, String, String), ScanError> {
     let (mut cfg, cluster) = config(options).await?;
     let timeout = options.timeout.unwrap_or(Duration::from_secs(30));
     // One deadline per request (ApiGet::get) bounds connect, headers and body; kube's own timeouts
@@ -229,7 +258,11 @@ async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
     let server = cfg.cluster_url.to_string().trim_end_matches('/').to_string();
     let default_namespace = options.namespace.clone().unwrap_or_else(|| cfg.default_namespace.clone());
     let client = Client::try_from(cfg).map_err(|e| ScanError::Config(e.to_string()))?;
-    let api = ApiGet { client, server, timeout, limits: options.limits };
+    Ok((ApiGet { client, server, timeout, limits: options.limits }, cluster, default_namespace))
+}
+
+async fn scan_async(options: &ScanOptions) -> Result<Scan, ScanError> {
+    let (api, cluster, default_namespace) = connect_api(options).await?;
     let t_api = std::time::Instant::now();
     let (resources, undiscovered) = discover(&api).await?;
     let total = resources.len();
@@ -476,6 +509,8 @@ struct Listed {
     problems: Vec<edgecheck_core::LoadProblem>,
     /// Time spent parsing and summarising (not waiting on the server).
     load_time: Duration,
+    /// The list's `resourceVersion` (of its first page): where a watch of the kind starts.
+    resource_version: Option<String>,
 }
 
 /// Every page of one kind, each item summarised as it is parsed (Secret values dropped there);
@@ -487,13 +522,10 @@ async fn list_all(
     page: u32,
     cluster: &str,
 ) -> Result<Listed, String> {
-    let base = if r.group.is_empty() { format!("/api/{}", r.api_version) } else { format!("/apis/{}", r.api_version) };
-    let path = match (r.namespaced, namespace) {
-        (true, Some(ns)) => format!("{base}/namespaces/{ns}/{}", r.plural),
-        _ => format!("{base}/{}", r.plural),
-    };
+    let path = r.path(namespace);
     let limits = api.limits;
-    let mut out = Listed { objects: Vec::new(), problems: Vec::new(), load_time: Duration::ZERO };
+    let mut out =
+        Listed { objects: Vec::new(), problems: Vec::new(), load_time: Duration::ZERO, resource_version: None };
     let mut items = 0usize;
     let mut seen_tokens: HashSet<String> = HashSet::new();
     let mut token: Option<String> = None;
@@ -526,11 +558,14 @@ async fn list_all(
             }
             Ok(())
         };
-        let next = page::parse(&body, &mut on_item);
+        let next = page::parse_page(&body, &mut on_item);
         drop(body);
         out.load_time += t_load.elapsed();
         let next = next?;
-        match next.filter(|c| !c.is_empty()) {
+        if out.resource_version.is_none() {
+            out.resource_version = next.resource_version;
+        }
+        match next.continue_.filter(|c| !c.is_empty()) {
             None => return Ok(out),
             Some(_) if pages >= limits.max_pages => {
                 return Err(format!("the list did not end after {} pages (the limit per kind)", limits.max_pages))

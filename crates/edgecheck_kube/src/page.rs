@@ -9,10 +9,27 @@ use serde_json::Value;
 
 /// Calls `on_item` with every item of the list in `body`; the continue token, if any. `Err`: the body
 /// is not a list (malformed, wrong types, not JSON) or `on_item` refused an item.
+#[cfg(test)]
 pub(crate) fn parse(
     body: &[u8],
     on_item: &mut dyn FnMut(Value) -> Result<(), String>,
 ) -> Result<Option<String>, String> {
+    parse_page(body, on_item).map(|m| m.continue_)
+}
+
+/// What a list page's `metadata` says: the continue token and the list's `resourceVersion` (where a
+/// watch starts).
+#[derive(Debug, Default)]
+pub(crate) struct PageMeta {
+    pub(crate) continue_: Option<String>,
+    pub(crate) resource_version: Option<String>,
+}
+
+/// [`parse`], with the list's `resourceVersion` too.
+pub(crate) fn parse_page(
+    body: &[u8],
+    on_item: &mut dyn FnMut(Value) -> Result<(), String>,
+) -> Result<PageMeta, String> {
     let mut refused: Option<String> = None;
     let result = {
         // What `on_item` refuses is reported as it said it, not as a JSON error at a position.
@@ -30,7 +47,7 @@ pub(crate) fn parse(
     }
     match result.map_err(|e| describe(&e))? {
         (_, false) => Err("the answer is not a list (no items)".into()),
-        (token, true) => Ok(token),
+        (meta, true) => Ok(meta),
     }
 }
 
@@ -81,20 +98,20 @@ struct ListSeed<'a> {
 }
 
 impl<'de> DeserializeSeed<'de> for ListSeed<'_> {
-    type Value = (Option<String>, bool);
+    type Value = (PageMeta, bool);
     fn deserialize<D: de::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
         d.deserialize_map(self)
     }
 }
 
 impl<'de> Visitor<'de> for ListSeed<'_> {
-    /// The continue token, and whether there were items.
-    type Value = (Option<String>, bool);
+    /// The list's metadata, and whether there were items.
+    type Value = (PageMeta, bool);
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a list object")
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut token = None;
+        let mut token = PageMeta::default();
         let mut items = false;
         while let Some(key) = map.next_key::<String>()? {
             match key.as_str() {
@@ -102,7 +119,10 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
                     map.next_value_seed(ItemsSeed { on_item: &mut *self.on_item })?;
                     items = true;
                 }
-                "metadata" => token = map.next_value::<ListMeta>()?.continue_,
+                "metadata" => {
+                    let m = map.next_value::<ListMeta>()?;
+                    token = PageMeta { continue_: m.continue_, resource_version: m.resource_version };
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -116,6 +136,8 @@ impl<'de> Visitor<'de> for ListSeed<'_> {
 struct ListMeta {
     #[serde(rename = "continue")]
     continue_: Option<String>,
+    #[serde(rename = "resourceVersion")]
+    resource_version: Option<String>,
 }
 
 struct ItemsSeed<'a> {

@@ -8,6 +8,7 @@ mod lint;
 mod probe;
 mod roots;
 mod scan;
+mod serve;
 mod trace;
 
 use anyhow::Context as _;
@@ -23,6 +24,7 @@ pub fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Trace(args) => trace::run(&args, color),
         Command::Probe(args) => probe::run(&args, color),
         Command::Rbac(args) => scan::rbac(&args),
+        Command::Serve(args) => serve::run(&args),
         Command::Checks { format } => catalogue::list(format),
         Command::Explain { check } => catalogue::explain(&check),
         Command::Completions { shell } => completions(shell),

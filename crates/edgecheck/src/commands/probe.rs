@@ -60,7 +60,7 @@ pub fn probe(targets: &[String], p: &ProbeOpts, now: i64) -> anyhow::Result<Vec<
 }
 
 /// curl's `HOST:PORT:ADDR` (ADDR may be `[v6]`).
-fn parse_resolve(s: &str) -> anyhow::Result<(String, u16, IpAddr)> {
+pub fn parse_resolve(s: &str) -> anyhow::Result<(String, u16, IpAddr)> {
     let bad = || anyhow::anyhow!("--resolve `{s}`: expected HOST:PORT:ADDR");
     let (host, rest) = s.split_once(':').ok_or_else(bad)?;
     let (port, addr) = rest.split_once(':').ok_or_else(bad)?;

@@ -116,13 +116,17 @@ pub fn rbac(args: &RbacArgs) -> anyhow::Result<u8> {
         .service_account
         .split_once('/')
         .ok_or_else(|| anyhow::anyhow!("--service-account `{}`: expected namespace/name", args.service_account))?;
-    super::write_stdout(&rbac_yaml(&args.name, sa_ns, sa_name, !args.no_secrets))?;
+    super::write_stdout(&rbac_yaml(&args.name, sa_ns, sa_name, !args.no_secrets, args.watch))?;
     Ok(0)
 }
 
-pub fn rbac_yaml(name: &str, sa_ns: &str, sa_name: &str, secrets: bool) -> String {
+pub fn rbac_yaml(name: &str, sa_ns: &str, sa_name: &str, secrets: bool, watch: bool) -> String {
     let mut y = String::new();
-    y.push_str("# Read-only access for `edgecheck scan`: get and list, nothing else.\n");
+    if watch {
+        y.push_str("# Read-only access for `edgecheck serve` (and `scan`): get, list and watch, nothing else.\n");
+    } else {
+        y.push_str("# Read-only access for `edgecheck scan`: get and list, nothing else.\n");
+    }
     if secrets {
         y.push_str(
             "# Secrets: the TLS checks read certificates and keys (SANs, dates, chains, key match) and the\n\
@@ -143,7 +147,11 @@ pub fn rbac_yaml(name: &str, sa_ns: &str, sa_name: &str, secrets: bool) -> Strin
             resources.retain(|r| r != "secrets");
         }
         y.push_str(&format!("  - apiGroups: [\"{group}\"]\n    resources: [{}]\n", quoted(&resources)));
-        y.push_str("    verbs: [\"get\", \"list\"]\n");
+        y.push_str(if watch {
+            "    verbs: [\"get\", \"list\", \"watch\"]\n"
+        } else {
+            "    verbs: [\"get\", \"list\"]\n"
+        });
     }
     y.push_str("---\napiVersion: rbac.authorization.k8s.io/v1\nkind: ClusterRoleBinding\nmetadata:\n");
     y.push_str(&format!("  name: {name}\nroleRef:\n  apiGroup: rbac.authorization.k8s.io\n  kind: ClusterRole\n"));

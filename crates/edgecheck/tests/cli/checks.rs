@@ -49,7 +49,7 @@ fn help_lists_the_commands_in_the_order_people_use_them() {
         .collect();
     assert_eq!(
         order,
-        ["lint", "scan", "trace", "probe", "rbac", "checks", "explain", "completions", "man", "help"],
+        ["lint", "scan", "trace", "probe", "serve", "rbac", "checks", "explain", "completions", "man", "help"],
         "{}",
         r.stdout
     );

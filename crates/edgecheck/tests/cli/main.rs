@@ -2,6 +2,7 @@
 //! real `edgecheck` binary.
 
 mod builds;
+mod chart;
 mod checks;
 mod diff;
 mod examples;
@@ -14,6 +15,7 @@ mod probe;
 mod render;
 mod scan;
 mod schema;
+mod serve;
 mod support;
 mod toolbox;
 mod trace;

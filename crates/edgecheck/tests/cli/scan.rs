@@ -1,7 +1,7 @@
 //! `edgecheck scan` against the test API server of edgecheck_kube's tests, and `edgecheck rbac`.
 
 #[path = "../../../edgecheck_kube/tests/api_server/mod.rs"]
-mod api_server;
+pub(crate) mod api_server;
 
 use std::path::PathBuf;
 

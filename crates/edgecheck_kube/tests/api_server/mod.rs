@@ -2,6 +2,13 @@
 //! group version) and list endpoints from fixture objects, paginates with `limit`/`continue`, answers
 //! 403 for chosen resources, and records every request (a scan must send GETs only). [`Hostile`]
 //! makes it answer as a broken or hostile API server does.
+//!
+//! Watches (`?watch=1`): every object carries a `resourceVersion` from one counter; lists answer with
+//! the current one; a watch streams `{"type":..,"object":..}` lines of every change after the
+//! resourceVersion it asks from ([`Server::create`], [`Server::update`], [`Server::delete`] make
+//! them while a test runs), a `BOOKMARK` when idle for a second, ends after `timeoutSeconds`, and
+//! answers a resourceVersion older than the last [`Server::compact`] with an `ERROR` event of code 410
+//! (`Expired`), as etcd's compaction makes a real one do.
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -70,8 +77,30 @@ struct Served {
     namespaced: bool,
 }
 
+/// One change, as a watch streams it.
+#[derive(Clone)]
+struct Change {
+    rv: u64,
+    kind: &'static str,
+    object: Value,
+}
+
+/// The objects as they are now, and their history.
+struct Live {
+    objects: Vec<Value>,
+    /// The last resourceVersion given out.
+    rv: u64,
+    /// Changes since the start, oldest first.
+    changes: Vec<Change>,
+    /// Watches from a resourceVersion below this get 410.
+    compacted: u64,
+}
+
 struct State {
     cluster: Cluster,
+    live: Mutex<Live>,
+    changed: tokio::sync::Notify,
+    watches: AtomicUsize,
     /// group -> (preferred version, every version)
     groups: BTreeMap<String, (String, Vec<String>)>,
     kinds: Vec<Served>,
@@ -108,8 +137,23 @@ impl Server {
                 e.1.push(v.clone());
             }
         }
-        let state =
-            Arc::new(State { cluster, groups, kinds, requests: Mutex::new(Vec::new()), non_get: AtomicUsize::new(0) });
+        let mut objects = cluster.objects.clone();
+        let mut rv = 100u64;
+        for o in &mut objects {
+            rv += 1;
+            set_rv(o, rv);
+        }
+        let live = Mutex::new(Live { objects, rv, changes: Vec::new(), compacted: 0 });
+        let state = Arc::new(State {
+            cluster,
+            live,
+            changed: tokio::sync::Notify::new(),
+            watches: AtomicUsize::new(0),
+            groups,
+            kinds,
+            requests: Mutex::new(Vec::new()),
+            non_get: AtomicUsize::new(0),
+        });
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
         listener.set_nonblocking(true).expect("nonblocking");
         let url = format!("http://{}", listener.local_addr().expect("addr"));
@@ -135,6 +179,75 @@ impl Server {
         self.state.non_get.load(Ordering::SeqCst)
     }
 
+    /// Watch requests answered so far.
+    #[allow(dead_code)]
+    pub fn watches(&self) -> usize {
+        self.state.watches.load(Ordering::SeqCst)
+    }
+
+    /// Adds an object (of a kind the server serves): an `ADDED` event.
+    #[allow(dead_code)]
+    pub fn create(&self, object: Value) {
+        self.change("ADDED", object);
+    }
+
+    /// Replaces the object of the same kind, namespace and name: a `MODIFIED` event.
+    #[allow(dead_code)]
+    pub fn update(&self, object: Value) {
+        self.change("MODIFIED", object);
+    }
+
+    /// Removes an object: a `DELETED` event.
+    #[allow(dead_code)]
+    pub fn delete(&self, api_version: &str, kind: &str, namespace: Option<&str>, name: &str) {
+        let key = json!({"apiVersion": api_version, "kind": kind, "metadata": {"name": name, "namespace": namespace}});
+        self.change("DELETED", key);
+    }
+
+    /// Forgets the history: a watch from an older resourceVersion gets 410 Gone.
+    #[allow(dead_code)]
+    pub fn compact(&self) {
+        let mut live = self.state.live.lock().expect("lock");
+        live.compacted = live.rv + 1;
+        live.changes.clear();
+        drop(live);
+        self.state.changed.notify_waiters();
+    }
+
+    fn change(&self, kind: &'static str, mut object: Value) {
+        let mut live = self.state.live.lock().expect("lock");
+        live.rv += 1;
+        let rv = live.rv;
+        let same = |o: &Value| {
+            o["apiVersion"] == object["apiVersion"]
+                && o["kind"] == object["kind"]
+                && o["metadata"]["name"] == object["metadata"]["name"]
+                && o["metadata"]["namespace"].as_str().unwrap_or("")
+                    == object["metadata"]["namespace"].as_str().unwrap_or("")
+        };
+        let at = live.objects.iter().position(same);
+        match (kind, at) {
+            ("DELETED", Some(i)) => {
+                let mut old = live.objects.remove(i);
+                set_rv(&mut old, rv);
+                object = old;
+            }
+            ("DELETED", None) => panic!("delete: no such object {object}"),
+            (_, Some(i)) => {
+                set_rv(&mut object, rv);
+                live.objects[i] = object.clone();
+            }
+            (_, None) => {
+                set_rv(&mut object, rv);
+                live.objects.push(object.clone());
+            }
+        }
+        let kind = if kind == "ADDED" && at.is_some() { "MODIFIED" } else { kind };
+        live.changes.push(Change { rv, kind, object });
+        drop(live);
+        self.state.changed.notify_waiters();
+    }
+
     /// A kubeconfig pointing at the server, written to `dir`.
     pub fn kubeconfig(&self, dir: &std::path::Path) -> std::path::PathBuf {
         let text = format!(
@@ -146,6 +259,12 @@ impl Server {
         let path = dir.join("kubeconfig");
         std::fs::write(&path, text).expect("write kubeconfig");
         path
+    }
+}
+
+fn set_rv(o: &mut Value, rv: u64) {
+    if let Some(Value::Object(m)) = o.get_mut("metadata") {
+        m.insert("resourceVersion".into(), json!(rv.to_string()));
     }
 }
 
@@ -225,7 +344,7 @@ fn resource_list(s: &State, group: &str, version: &str) -> Response {
         .into_response()
 }
 
-fn list(s: &State, group: &str, version: &str, rest: &[&str], query: &BTreeMap<&str, &str>) -> Response {
+fn list(s: &Arc<State>, group: &str, version: &str, rest: &[&str], query: &BTreeMap<&str, &str>) -> Response {
     let (namespace, plural) = match rest {
         [p] => (None, *p),
         ["namespaces", ns, p] => (Some(*ns), *p),
@@ -239,9 +358,13 @@ fn list(s: &State, group: &str, version: &str, rest: &[&str], query: &BTreeMap<&
         let msg = format!("{plural} is forbidden: User \"scanner\" cannot list resource \"{plural}\" in API group \"{group}\" at the cluster scope");
         return (StatusCode::FORBIDDEN, Json(json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403, "message": msg}))).into_response();
     }
+    if query.get("watch").is_some_and(|w| *w == "1" || *w == "true") {
+        return watch(s, group, k.kind.clone(), namespace.map(str::to_string), query);
+    }
     let gv = if group.is_empty() { version.to_string() } else { format!("{group}/{version}") };
-    let all: Vec<Value> = s
-        .cluster
+    let live = s.live.lock().expect("lock");
+    let current_rv = live.rv;
+    let all: Vec<Value> = live
         .objects
         .iter()
         .filter(|o| {
@@ -260,15 +383,97 @@ fn list(s: &State, group: &str, version: &str, rest: &[&str], query: &BTreeMap<&
             o
         })
         .collect();
+    drop(live);
     let start: usize = query.get("continue").and_then(|c| c.parse().ok()).unwrap_or(0);
     let limit: usize = query.get("limit").and_then(|c| c.parse().ok()).unwrap_or(usize::MAX);
     let end = start.saturating_add(limit).min(all.len());
     let items = all.get(start.min(end)..end).unwrap_or(&[]).to_vec();
-    let mut meta = json!({"resourceVersion": "100"});
+    let mut meta = json!({"resourceVersion": current_rv.to_string()});
     if end < all.len() {
         meta["continue"] = json!(end.to_string());
     }
     Json(json!({"kind": format!("{}List", k.kind), "apiVersion": gv, "metadata": meta, "items": items})).into_response()
+}
+
+/// A watch of one kind from `resourceVersion`: the changes after it, as lines, then every new one.
+fn watch(
+    s: &Arc<State>,
+    group: &str,
+    kind: String,
+    namespace: Option<String>,
+    query: &BTreeMap<&str, &str>,
+) -> Response {
+    s.watches.fetch_add(1, Ordering::SeqCst);
+    let from: u64 = query.get("resourceVersion").and_then(|v| v.parse().ok()).unwrap_or(0);
+    let timeout = query.get("timeoutSeconds").and_then(|v| v.parse::<u64>().ok()).unwrap_or(290);
+    let bookmarks = query.get("allowWatchBookmarks").is_some_and(|v| *v == "true");
+    let selector = query.get("fieldSelector").map(|v| v.to_string());
+    let group = group.to_string();
+    let state = s.clone();
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(timeout);
+    let stream = futures::stream::unfold((from, false), move |(mut last, gone)| {
+        let (group, kind, namespace, selector) = (group.clone(), kind.clone(), namespace.clone(), selector.clone());
+        let state = state.clone();
+        async move {
+            if gone {
+                return None;
+            }
+            loop {
+                let notified = state.changed.notified();
+                {
+                    let live = state.live.lock().expect("lock");
+                    if last < live.compacted {
+                        let status = json!({"type": "ERROR", "object": {"kind": "Status", "apiVersion": "v1", "status": "Failure",
+                            "message": format!("too old resource version: {last} ({})", live.compacted), "reason": "Expired", "code": 410}});
+                        return Some((Ok::<_, std::io::Error>(line(&status)), (last, true)));
+                    }
+                    let mut out = Vec::new();
+                    let from = last;
+                    for c in live.changes.iter().filter(|c| c.rv > from) {
+                        last = c.rv;
+                        let o = &c.object;
+                        let av = o["apiVersion"].as_str().unwrap_or("");
+                        if av.rsplit_once('/').map_or("", |(g, _)| g) != group || o["kind"] != kind.as_str() {
+                            continue;
+                        }
+                        if namespace.as_deref().is_some_and(|ns| o["metadata"]["namespace"] != ns) {
+                            continue;
+                        }
+                        if !field_selector_matches(selector.as_deref(), o) {
+                            continue;
+                        }
+                        out.extend_from_slice(&line(&json!({"type": c.kind, "object": o})));
+                    }
+                    if live.rv > last && live.changes.last().is_none_or(|c| c.rv <= last) {
+                        last = live.rv;
+                    }
+                    if !out.is_empty() {
+                        return Some((Ok(axum::body::Bytes::from(out)), (last, false)));
+                    }
+                }
+                let now = tokio::time::Instant::now();
+                if now >= deadline {
+                    return None;
+                }
+                let wait = (deadline - now).min(std::time::Duration::from_secs(1));
+                if tokio::time::timeout(wait, notified).await.is_err()
+                    && bookmarks
+                    && tokio::time::Instant::now() < deadline
+                {
+                    let rv = last;
+                    let bm = json!({"type": "BOOKMARK", "object": {"kind": kind, "apiVersion": "v1", "metadata": {"resourceVersion": rv.to_string()}}});
+                    return Some((Ok(line(&bm)), (rv, false)));
+                }
+            }
+        }
+    });
+    ([("content-type", "application/json")], axum::body::Body::from_stream(stream)).into_response()
+}
+
+fn line(v: &Value) -> axum::body::Bytes {
+    let mut b = serde_json::to_vec(v).expect("json");
+    b.push(b'\n');
+    axum::body::Bytes::from(b)
 }
 
 /// The one field selector a scan sends: `type!=X` (URL-encoded).

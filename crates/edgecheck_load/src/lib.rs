@@ -103,6 +103,7 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
         }
         // One walk finds both the manifests and the charts (`Chart.yaml`) whose templates they may be.
         let mut charts = chart_ancestors(p);
+        let inside = checkout_roots(p);
         let mut found = Vec::new();
         for entry in walkdir::WalkDir::new(p)
             .sort_by_file_name()
@@ -126,6 +127,17 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
             // dangling link, a FIFO or a device becomes an `Unreadable` problem when it is read.
             let is_file = !entry.file_type().is_dir() && !entry.path().is_dir();
             if !is_file || !has_manifest_extension(entry.path()) {
+                continue;
+            }
+            // A link out of the linted directory and its checkout is not read: a hostile checkout could
+            // otherwise have its lint read (and quote) any file the runner can.
+            if entry.path_is_symlink() && escapes(entry.path(), &inside) {
+                inv.problems.push(problem(
+                    LoadProblemKind::Unreadable,
+                    &display(entry.path()),
+                    None,
+                    "not read: a symbolic link that leads out of the linted checkout".into(),
+                ));
                 continue;
             }
             found.push(entry.into_path());
@@ -356,3 +368,19 @@ fn chart_ancestors(root: &Path) -> Vec<PathBuf> {
 }
 
 impl std::error::Error for LoadError {}
+
+/// The directories a link under `root` may lead into: `root` itself and the top of the git checkout that
+/// holds it, resolved.
+fn checkout_roots(root: &Path) -> Vec<PathBuf> {
+    let Ok(real) = root.canonicalize() else { return Vec::new() };
+    let top = real.ancestors().find(|a| a.join(".git").exists()).map(Path::to_path_buf);
+    std::iter::once(real).chain(top).collect()
+}
+
+/// Whether `path` resolves outside every one of `roots` (a dangling link does not: reading it reports it).
+fn escapes(path: &Path, roots: &[PathBuf]) -> bool {
+    match path.canonicalize() {
+        Ok(real) => !roots.is_empty() && !roots.iter().any(|r| real.starts_with(r)),
+        Err(_) => false,
+    }
+}

@@ -29,6 +29,45 @@ pub struct Ctx<'a> {
     pub api_versions: Vec<String>,
     /// helm's repository list and cache: remote charts already pulled are rendered from there.
     pub helm_home: Option<crate::helm_cache::HelmHome>,
+    /// The linted checkouts' roots, resolved: no build reads through a symbolic link that leaves them.
+    pub roots: Vec<PathBuf>,
+}
+
+impl Ctx<'_> {
+    /// The first of `paths` (files or directories a build reads, relative to the working directory) that
+    /// is, or lies under, a symbolic link leading out of every linted checkout. A hostile checkout could
+    /// otherwise have helm or kustomize read `/etc`, a device or another user's files into the output.
+    fn escaping<'p>(&self, paths: impl IntoIterator<Item = &'p str>) -> Option<String> {
+        if self.roots.is_empty() {
+            return None;
+        }
+        paths.into_iter().find_map(|p| {
+            let real = Path::new(if p.is_empty() { "." } else { p }).canonicalize().ok()?;
+            (!self.roots.iter().any(|r| real.starts_with(r))).then(|| p.to_string())
+        })
+    }
+
+    /// A symbolic link under `dir` (a chart helm reads whole) that leads out of every linted checkout.
+    fn escaping_under(&self, dir: &str) -> Option<String> {
+        if self.roots.is_empty() {
+            return None;
+        }
+        walkdir::WalkDir::new(if dir.is_empty() { "." } else { dir })
+            .follow_links(false)
+            .max_depth(32)
+            .into_iter()
+            .take(100_000)
+            .flatten()
+            .filter(|e| e.path_is_symlink())
+            .find_map(|e| self.escaping([e.path().to_str()?]))
+    }
+}
+
+/// Why a build that would read through a link out of the checkout is not rendered.
+fn escapes(path: &str) -> NotRendered {
+    NotRendered::Other(format!(
+        "`{path}` is a symbolic link that leads out of the linted checkout: it is not followed into a build"
+    ))
 }
 
 /// The output of one part.
@@ -171,17 +210,18 @@ pub fn flux_generated(dir: &str, object_files: &HashSet<String>) -> (Vec<String>
     (files, dirs)
 }
 
+/// The directories a kustomize build starts from: its own, and the components joined at it.
+fn start_dirs(dir: &str, overlay: &Overlay) -> Vec<String> {
+    std::iter::once(dir.to_string()).chain(overlay.components.iter().cloned()).collect()
+}
+
 fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Output {
     let tool = match ctx.kustomize {
         Ok(t) => t,
         Err(name) => return Output::No(NotRendered::ToolMissing(name.clone())),
     };
     let (files, subdirs) = if generated { flux_generated(dir, ctx.object_files) } else { (Vec::new(), Vec::new()) };
-    let start: Vec<String> = if generated {
-        subdirs.clone()
-    } else {
-        std::iter::once(dir.to_string()).chain(overlay.components.iter().cloned()).collect()
-    };
+    let start: Vec<String> = if generated { subdirs.clone() } else { start_dirs(dir, overlay) };
     for b in reach(ctx, start) {
         if let Some(r) = b.remote.first() {
             return Output::No(NotRendered::Remote(format!(
@@ -196,6 +236,15 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
                 b.dir
             )));
         }
+    }
+    let reached = reach(ctx, if generated { subdirs.clone() } else { start_dirs(dir, overlay) });
+    let read = reached
+        .iter()
+        .flat_map(|b| std::iter::once(&b.dir).chain(&b.files).chain(&b.patches))
+        .chain(&files)
+        .map(String::as_str);
+    if let Some(p) = ctx.escaping(std::iter::once(dir).chain(read)) {
+        return Output::No(escapes(&p));
     }
     if generated && files.is_empty() && subdirs.is_empty() {
         return Output::Text { text: String::new(), tool: tool.version().to_string(), helm_chart: None };
@@ -279,7 +328,7 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
         cmd.arg(tmp.path()).arg("--load-restrictor").arg("LoadRestrictionsNone");
         _tmp = tmp;
     }
-    match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
+    match run(cmd, ctx.opts.bounds()) {
         Ok(text) => Output::Text { text, tool: tool.version().to_string(), helm_chart: None },
         Err(e) => Output::No(failure(&e, false)),
     }
@@ -406,7 +455,7 @@ fn fetch_dependencies(ctx: &Ctx<'_>, tool: &Tool, chart: &str, tmp: &Path) -> Re
     let verb = if dst.join("Chart.lock").is_file() { "build" } else { "update" };
     cmd.args(["dependency", verb]).arg(&dst);
     cmd.env("HELM_PLUGINS", tmp.join("no-plugins"));
-    match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
+    match run(cmd, ctx.opts.bounds()) {
         Ok(_) => Ok(dst),
         Err(e) => Err(NotRendered::Remote(format!(
             "chart dependencies of {chart} could not be fetched: {}",
@@ -434,6 +483,11 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
         },
         _ => None,
     };
+    if h.remote.is_none() {
+        if let Some(p) = ctx.escaping([h.chart.as_str()]).or_else(|| ctx.escaping_under(&h.chart)) {
+            return Output::No(escapes(&p));
+        }
+    }
     let missing = if h.remote.is_some() { Vec::new() } else { missing_dependencies(&h.chart) };
     if !missing.is_empty() && !ctx.opts.fetch {
         return Output::No(NotRendered::Remote(format!(
@@ -493,6 +547,9 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
             }
             return Output::No(NotRendered::Failed(format!("value file {f} does not exist")));
         }
+        if let Some(p) = ctx.escaping([f.as_str()]) {
+            return Output::No(escapes(&p));
+        }
         cmd.arg("--values").arg(abs(f));
     }
     for (i, v) in h.values.iter().enumerate() {
@@ -510,7 +567,7 @@ fn helm(ctx: &Ctx<'_>, h: &HelmSpec) -> Output {
     }
     // No plugins: helm finds none in an empty directory. No repository is consulted for a local chart.
     cmd.env("HELM_PLUGINS", tmp.path().join("no-plugins"));
-    match run(cmd, ctx.opts.timeout, ctx.opts.max_output) {
+    match run(cmd, ctx.opts.bounds()) {
         Ok(text) if cached.is_some() => {
             Output::Remote { text, tool: format!("{} (the chart from helm's cache)", tool.version()) }
         }

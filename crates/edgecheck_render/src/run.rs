@@ -1,5 +1,6 @@
-//! Running a render tool: no stdin, a deadline, a bound on what it may print; killed when it passes
-//! either. The tool's own message comes back with credentials masked and bounded.
+//! Running a render tool: no stdin, a deadline, a bound on what it may print and on the memory it
+//! (with its children) may hold; killed when it passes any of them. The tool's own message comes back
+//! with credentials masked and bounded.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -14,6 +15,8 @@ pub enum RunError {
     Timeout(Duration),
     /// It printed more than the limit and was killed.
     TooLarge(u64),
+    /// Its resident memory (its own and its children's) passed the limit and it was killed.
+    TooMuchMemory(u64),
     /// It exited non-zero: its stderr (last lines, masked).
     Failed(String),
 }
@@ -24,6 +27,9 @@ impl std::fmt::Display for RunError {
             RunError::Spawn(e) => write!(f, "cannot start: {e}"),
             RunError::Timeout(d) => write!(f, "killed after {} s (timeout)", d.as_secs()),
             RunError::TooLarge(n) => write!(f, "killed: output over the limit of {n} bytes"),
+            RunError::TooMuchMemory(n) => {
+                write!(f, "killed: memory over the limit of {} MiB (--render-memory)", n >> 20)
+            }
             RunError::Failed(m) => f.write_str(m),
         }
     }
@@ -32,8 +38,22 @@ impl std::fmt::Display for RunError {
 /// The most of a tool's stderr kept for a message.
 const STDERR_LIMIT: u64 = 64 * 1024;
 
+/// The bounds of one run.
+#[derive(Debug, Clone, Copy)]
+pub struct Bounds {
+    pub timeout: Duration,
+    /// The most it may print on stdout.
+    pub max_output: u64,
+    /// The most resident memory the tool and its children may hold together.
+    pub max_memory: u64,
+}
+
+/// How often a running tool's memory is looked at.
+const MEMORY_POLL: Duration = Duration::from_millis(20);
+
 /// Runs `cmd` and returns its stdout, or why not.
-pub fn run(mut cmd: Command, timeout: Duration, max_output: u64) -> Result<String, RunError> {
+pub fn run(mut cmd: Command, bounds: Bounds) -> Result<String, RunError> {
+    let Bounds { timeout, max_output, max_memory } = bounds;
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().map_err(|e| RunError::Spawn(e.to_string()))?;
     let (Some(stdout), Some(stderr)) = (child.stdout.take(), child.stderr.take()) else {
@@ -57,11 +77,21 @@ pub fn run(mut cmd: Command, timeout: Duration, max_output: u64) -> Result<Strin
         let _ = std::io::copy(&mut limited.into_inner(), &mut std::io::sink());
         buf
     });
-    let bytes = match rx.recv_timeout(timeout) {
-        Ok(b) => b,
-        Err(_) => {
-            kill(&mut child);
-            return Err(RunError::Timeout(timeout));
+    // Wait for stdout to end, looking at the tool's memory as it runs.
+    let pid = child.id();
+    let bytes = loop {
+        match rx.recv_timeout(MEMORY_POLL.min(deadline.saturating_duration_since(Instant::now()))) {
+            Ok(b) => break b,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if Instant::now() < deadline => {
+                if tree_rss(pid) > max_memory {
+                    kill(&mut child);
+                    return Err(RunError::TooMuchMemory(max_memory));
+                }
+            }
+            Err(_) => {
+                kill(&mut child);
+                return Err(RunError::Timeout(timeout));
+            }
         }
     };
     if bytes.len() as u64 > max_output {
@@ -74,6 +104,10 @@ pub fn run(mut cmd: Command, timeout: Duration, max_output: u64) -> Result<Strin
             Ok(None) if Instant::now() >= deadline => {
                 kill(&mut child);
                 return Err(RunError::Timeout(timeout));
+            }
+            Ok(None) if tree_rss(pid) > max_memory => {
+                kill(&mut child);
+                return Err(RunError::TooMuchMemory(max_memory));
             }
             Ok(None) => std::thread::sleep(Duration::from_millis(2)),
             Err(e) => {
@@ -88,6 +122,34 @@ pub fn run(mut cmd: Command, timeout: Duration, max_output: u64) -> Result<Strin
         return Err(RunError::Failed(message(&stderr, status.code())));
     }
     Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+/// The resident memory in bytes of process `pid` and its descendants, from `/proc` (0 where `/proc` cannot
+/// tell: the limit then rests on the deadline and the output bound alone). Bounded: at most 256 processes.
+fn tree_rss(pid: u32) -> u64 {
+    let mut total = 0;
+    let mut todo = vec![pid];
+    let mut seen = 0;
+    while let Some(p) = todo.pop() {
+        seen += 1;
+        if seen > 256 {
+            break;
+        }
+        let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
+        let kib = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or(0);
+        total += kib * 1024;
+        // Children of every thread of `p` (Linux 3.5+).
+        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else { continue };
+        for t in tasks.flatten() {
+            let children = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            todo.extend(children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()));
+        }
+    }
+    total
 }
 
 fn kill(child: &mut std::process::Child) {
@@ -145,34 +207,57 @@ fn unprefixed(line: &str) -> &str {
 mod tests {
     use super::*;
 
+    fn b(timeout: Duration, max_output: u64) -> Bounds {
+        Bounds { timeout, max_output, max_memory: 1 << 30 }
+    }
+
     #[test]
     fn a_tool_past_its_deadline_or_its_output_bound_is_killed() {
         let mut c = Command::new("sh");
         c.args(["-c", "sleep 20"]);
         let t = Instant::now();
-        assert_eq!(run(c, Duration::from_millis(300), 1024), Err(RunError::Timeout(Duration::from_millis(300))));
+        assert_eq!(run(c, b(Duration::from_millis(300), 1024)), Err(RunError::Timeout(Duration::from_millis(300))));
         assert!(t.elapsed() < Duration::from_secs(5));
         let mut c = Command::new("yes");
         c.arg("a long line of output");
-        assert_eq!(run(c, Duration::from_secs(10), 4096), Err(RunError::TooLarge(4096)));
+        assert_eq!(run(c, b(Duration::from_secs(10), 4096)), Err(RunError::TooLarge(4096)));
         let mut c = Command::new("sh");
         c.args(["-c", "echo 'Error: template: web/templates/x.yaml:3: bad' >&2; exit 1"]);
         assert_eq!(
-            run(c, Duration::from_secs(10), 4096),
+            run(c, b(Duration::from_secs(10), 4096)),
             Err(RunError::Failed("template: web/templates/x.yaml:3: bad".into()))
         );
         let mut c = Command::new("sh");
         c.args(["-c", "echo 'E1203 17:36:03.539713   22960 run.go:72] \"command failed\" err=\"boom\"' >&2; exit 1"]);
-        assert_eq!(run(c, Duration::from_secs(10), 4096), Err(RunError::Failed("boom".into())));
+        assert_eq!(run(c, b(Duration::from_secs(10), 4096)), Err(RunError::Failed("boom".into())));
         // Deprecation notes dropped; a long nested error keeps its cause, at the end.
         let mut c = Command::new("sh");
         let long = format!("accumulating resources: {}: expected kind != 'Component'", "x".repeat(900));
         c.args(["-c", &format!("echo \"# Warning: 'commonLabels' is deprecated.\" >&2; echo \"{long}\" >&2; exit 1")]);
-        let Err(RunError::Failed(m)) = run(c, Duration::from_secs(10), 4096) else { panic!("fails") };
+        let Err(RunError::Failed(m)) = run(c, b(Duration::from_secs(10), 4096)) else { panic!("fails") };
         assert!(m.starts_with("accumulating resources") && m.ends_with("expected kind != 'Component'"), "{m}");
         assert!(m.chars().count() < 600 && !m.contains("Warning"), "{m}");
         let mut c = Command::new("sh");
         c.args(["-c", "echo kind: A"]);
-        assert_eq!(run(c, Duration::from_secs(10), 4096), Ok("kind: A\n".into()));
+        assert_eq!(run(c, b(Duration::from_secs(10), 4096)), Ok("kind: A\n".into()));
+    }
+
+    #[test]
+    fn a_tool_over_its_memory_bound_is_killed_with_its_children() {
+        // `tail` holds an endless line of /dev/zero; it is the shell's child, so the tree is measured.
+        let mut c = Command::new("sh");
+        c.args(["-c", "tail /dev/zero; echo done"]);
+        let t = Instant::now();
+        let bounds = Bounds { timeout: Duration::from_secs(20), max_output: 4096, max_memory: 64 << 20 };
+        assert_eq!(run(c, bounds), Err(RunError::TooMuchMemory(64 << 20)));
+        assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        assert_eq!(
+            RunError::TooMuchMemory(64 << 20).to_string(),
+            "killed: memory over the limit of 64 MiB (--render-memory)"
+        );
+        // A small tool under the bound runs as before.
+        let mut c = Command::new("sh");
+        c.args(["-c", "echo kind: A"]);
+        assert_eq!(run(c, Bounds { max_memory: 64 << 20, ..bounds }), Ok("kind: A\n".into()));
     }
 }

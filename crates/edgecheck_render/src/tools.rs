@@ -67,7 +67,8 @@ fn is_executable(p: &Path) -> bool {
 fn version_of(path: &Path, args: &[&str]) -> Option<String> {
     let mut c = Command::new(path);
     c.args(args);
-    let out = crate::run::run(c, Duration::from_secs(10), 64 * 1024).ok()?;
+    let bounds = crate::run::Bounds { timeout: Duration::from_secs(10), max_output: 64 * 1024, max_memory: 256 << 20 };
+    let out = crate::run::run(c, bounds).ok()?;
     Some(out)
 }
 

@@ -29,6 +29,7 @@ pub fn options(args: &RenderArgs, inv: &InventoryArgs, loaded: &config::Loaded) 
         api_versions,
         kube_version: args.kube_version.clone().or_else(|| cfg.kube_version.clone()),
         timeout: args.render_timeout.unwrap_or(std::time::Duration::from_secs(60)),
+        max_memory: args.render_memory.unwrap_or(RenderOptions::default().max_memory),
         cache: if args.no_cache { None } else { RenderOptions::default().cache },
         fetch: args.fetch,
         cluster: args.cluster.clone(),

@@ -514,6 +514,13 @@ fn a_build_that_cannot_render_says_why() {
     let v = lint(&d, &["--helm", "bin/helm", "--render-timeout", "1s"]);
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
     assert!(v.to_string().contains("killed after 1 s"), "{v}");
+    // A tool that eats memory is killed at the bound (#16): a stand-in whose child holds an endless line.
+    let greedy = d.write("bin/helm", "#!/bin/sh\ntail /dev/zero\n");
+    std::fs::set_permissions(&greedy, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+    let started = std::time::Instant::now();
+    let v = lint(&d, &["--helm", "bin/helm", "--render-memory", "64MiB", "--render-timeout", "20s"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(15), "{:?}", started.elapsed());
+    assert!(v.to_string().contains("killed: memory over the limit of 64 MiB"), "{v}");
     // A remote chart is listed, not fetched.
     let d = checkout();
     d.write(
@@ -1096,6 +1103,36 @@ fn two_clusters(layout: &str) {
         text.contains(". · cluster lab") && text.contains(". · cluster prod") && text.contains("2 clusters:"),
         "{text}"
     );
+    // Each build is rendered once in a run, without the cache too (#17): linting both clusters runs the
+    // tool as often as linting one, which renders every cluster's builds (it ran three times as often).
+    let runs = |extra: &[&str]| -> usize {
+        let (real, name) = match which("kustomize") {
+            Some(p) => (p, "kustomize-counted"),
+            None => {
+                (which("kubectl").expect("kustomize or kubectl (scripts/test.sh installs kubectl)"), "kubectl-counted")
+            }
+        };
+        let log = d.path().join("runs.log");
+        let _ = std::fs::remove_file(&log);
+        let tool = d.write(
+            &format!("bin/{name}"),
+            format!(
+                "#!/bin/sh\ncase \"$*\" in *version*) ;; *) echo run >> '{}' ;; esac\nexec '{}' \"$@\"\n",
+                log.display(),
+                real.display()
+            ),
+        );
+        std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).expect("chmod");
+        let tool = format!("bin/{name}");
+        let mut args = vec!["lint", ".", "--no-config", "--no-cache", "--kustomize", tool.as_str()];
+        args.extend_from_slice(extra);
+        let r = edgecheck(d.path(), &args);
+        assert!(r.code == 0 || r.code == 1, "{}", r.stderr);
+        std::fs::read_to_string(&log).unwrap_or_default().lines().count()
+    };
+    let one = runs(&["--cluster", "prod"]);
+    assert!(one >= 4, "every cluster's builds are rendered: {one}");
+    assert_eq!(runs(&[]), one, "both clusters' parts reuse the first pass's renders");
     // SARIF says it too, beside the build.
     d.write(
         "apps/portal/extra.yaml",
@@ -1124,4 +1161,61 @@ fn two_clusters(layout: &str) {
     let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--cluster", "staging"]);
     assert_eq!(r.code, 2, "{}", r.stderr);
     assert!(r.stderr.contains("--cluster staging") && r.stderr.contains("lab, prod"), "{}", r.stderr);
+}
+
+#[test]
+fn symlinks_that_leave_the_checkout_are_not_followed_into_a_build() {
+    // #16: a hostile checkout links a chart template, a values file or a kustomize resource to a file
+    // outside it; helm and kustomize would read it into the output. The build is not rendered, with the
+    // reason, and what lies outside never reaches any output.
+    const PLANTED: &str = "planted-outside-the-checkout";
+    let outside = Dir::new();
+    let secret = outside.write(
+        "secret.yaml",
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {{name: {PLANTED}, namespace: web}}\ndata: {{k: {PLANTED}}}\n"
+        ),
+    );
+    let d = checkout();
+    // A chart with a template linked out.
+    d.write("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n");
+    d.write("charts/web/templates/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: inside}\n");
+    std::os::unix::fs::symlink(&secret, d.path().join("charts/web/templates/linked.yaml")).expect("link");
+    d.write("argocd/web.yaml", application("web", &format!("  source:\n    repoURL: {REPO}\n    path: charts/web\n")));
+    // A kustomization whose resource is linked out.
+    d.write("apps/shop/kustomization.yaml", "resources: [cm.yaml, linked.yaml]\n");
+    d.write("apps/shop/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: shop, namespace: web}\n");
+    std::os::unix::fs::symlink(&secret, d.path().join("apps/shop/linked.yaml")).expect("link");
+    d.write("argocd/shop.yaml", application("shop", &format!("  source:\n    repoURL: {REPO}\n    path: apps/shop\n")));
+    let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--show-builds", "--no-cache"]);
+    assert!(r.code == 0 || r.code == 1, "exit {}: {}", r.code, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "not rendered: `charts/web/templates/linked.yaml` is a symbolic link that leads out of the linted checkout"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(
+        r.stdout
+            .contains("not rendered: `apps/shop/linked.yaml` is a symbolic link that leads out of the linted checkout"),
+        "{}",
+        r.stdout
+    );
+    for format in ["text", "json"] {
+        let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--no-cache", "--format", format]);
+        assert!(!r.stdout.contains(PLANTED) && !r.stderr.contains(PLANTED), "{format}: {}", r.stdout);
+    }
+    // Near miss: a link that stays inside the checkout is followed as before.
+    std::fs::remove_file(d.path().join("apps/shop/linked.yaml")).expect("rm");
+    std::os::unix::fs::symlink("cm.yaml", d.path().join("apps/shop/linked.yaml")).expect("link");
+    std::fs::remove_file(d.path().join("charts/web/templates/linked.yaml")).expect("rm");
+    let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--show-builds", "--no-cache"]);
+    assert!(!r.stdout.contains("symbolic link"), "{}", r.stdout);
+    assert!(r.stdout.contains("Application argocd/shop"), "{}", r.stdout);
+}
+
+/// `name` on `PATH`.
+fn which(name: &str) -> Option<std::path::PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(name)).find(|p| p.is_file())
 }

@@ -78,6 +78,30 @@ pub struct ClaimIndex<'g> {
 struct RuleIndex {
     exact: HashMap<String, Vec<usize>>,
     other: Vec<usize>,
+    /// `spec.tls` entries by exact host, and those with a wildcard or no hosts (which cover every host).
+    tls_exact: HashMap<String, Vec<usize>>,
+    tls_other: Vec<usize>,
+}
+
+impl RuleIndex {
+    /// The `spec.tls` entries of the Ingress whose hosts cover `host`, in order.
+    fn tls_for(&self, ing: &views::Ingress, host: &str) -> Vec<usize> {
+        let mut out: Vec<usize> = self
+            .tls_exact
+            .get(host)
+            .into_iter()
+            .flatten()
+            .chain(self.tls_other.iter().filter(|&&i| {
+                ing.spec.tls.get(i).is_some_and(|t| {
+                    t.hosts.is_empty() || t.hosts.iter().any(|p| pattern_matches(&normalize(p), host, true))
+                })
+            }))
+            .copied()
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
 }
 
 impl<'g> ClaimIndex<'g> {
@@ -99,6 +123,15 @@ impl<'g> ClaimIndex<'g> {
                 match h {
                     Some(h) if !h.contains('*') => rules.exact.entry(h.clone()).or_default().push(ri),
                     _ => rules.other.push(ri),
+                }
+            }
+            for (ti, tls) in ing.spec.tls.iter().enumerate() {
+                let exact: Vec<String> = tls.hosts.iter().map(|h| normalize(h)).filter(|h| !h.contains('*')).collect();
+                if tls.hosts.is_empty() || exact.len() < tls.hosts.len() {
+                    rules.tls_other.push(ti);
+                }
+                for h in exact {
+                    rules.tls_exact.entry(h).or_default().push(ti);
                 }
             }
             if ing.spec.default_backend.is_some() || ing.spec.backend.is_some() {
@@ -250,12 +283,14 @@ impl<'g> ClaimIndex<'g> {
     fn serves_tls(&self, route: ObjId, kind: RouteKind, host: &str) -> bool {
         let g = self.graph;
         match kind {
-            RouteKind::Ingress => g.view::<views::Ingress>(route).is_some_and(|ing| {
-                ing.spec
-                    .tls
-                    .iter()
-                    .any(|t| t.hosts.is_empty() || t.hosts.iter().any(|p| pattern_matches(&normalize(p), host, true)))
-            }),
+            RouteKind::Ingress => {
+                g.view::<views::Ingress>(route).is_some_and(|ing| match self.ingress_rules.get(&route) {
+                    Some(ix) => !ix.tls_for(ing, host).is_empty(),
+                    None => ing.spec.tls.iter().any(|t| {
+                        t.hosts.is_empty() || t.hosts.iter().any(|p| pattern_matches(&normalize(p), host, true))
+                    }),
+                })
+            }
             RouteKind::TlsRoute => true,
             RouteKind::HttpRoute | RouteKind::GrpcRoute => attached_listeners(g, self.model, route)
                 .iter()
@@ -311,14 +346,18 @@ impl<'g> ClaimIndex<'g> {
             }
         };
         let tls_fields: Vec<String> = if t.tls() {
-            ing.spec
-                .tls
-                .iter()
-                .enumerate()
-                .filter(|(_, tls)| {
-                    tls.hosts.is_empty() || tls.hosts.iter().any(|p| pattern_matches(&normalize(p), &t.host, true))
+            let entries: Vec<usize> = match self.ingress_rules.get(&id) {
+                Some(ix) => ix.tls_for(ing, &t.host),
+                None => (0..ing.spec.tls.len()).collect(),
+            };
+            entries
+                .into_iter()
+                .filter(|&i| {
+                    ing.spec.tls.get(i).is_some_and(|tls| {
+                        tls.hosts.is_empty() || tls.hosts.iter().any(|p| pattern_matches(&normalize(p), &t.host, true))
+                    })
                 })
-                .map(|(i, _)| format!("spec.tls[{i}].secretName"))
+                .map(|i| format!("spec.tls[{i}].secretName"))
                 .collect()
         } else {
             Vec::new()

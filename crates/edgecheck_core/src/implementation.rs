@@ -29,6 +29,9 @@ pub struct Implementation {
     /// Routes attach by the parentRef's name alone: listener hostnames, `sectionName` and `port` are
     /// not applied (the controller is not conformant there, and says `Accepted` anyway).
     pub attaches_by_name: bool,
+    /// Listener protocols it defines besides the core ones, spelled without the domain prefix the spec asks
+    /// for (the CRD accepts them).
+    pub protocols: &'static [&'static str],
     /// Gateway API features (`pkg/features` names) whose support is known for every release in use,
     /// with whether they are supported: what a GatewayClass's `status.supportedFeatures` would say when
     /// the inputs do not hold it. A feature not listed is unknown (it depends on the version, or
@@ -66,6 +69,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &["Secret", "ClusterTrustBundle"],
         listener_secret_types: &["gateway.envoyproxy.io/sds"],
         attaches_by_name: false,
+        protocols: &[],
         features: &[("TLSRouteModeMixed", true), ("TLSRouteModeTerminate", true)],
         source: "envoyproxy/gateway internal/gatewayapi/validate.go (validateBackendRefKind, certificate refs \
                  with SDSSecretType), backendtlspolicy.go (getCaCertsFromCARefs: ConfigMap, Secret, \
@@ -78,6 +82,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &["Secret"],
         listener_secret_types: &[],
         attaches_by_name: false,
+        protocols: &[],
         features: &[("TLSRouteModeMixed", true), ("TLSRouteModeTerminate", true)],
         source: "kgateway docs: Backend (gateway.kgateway.dev) as a backendRef; TLSRouteModeMixed and TLSRouteModeTerminate: kgateway/v2.3.0-beta.3-report.yaml (FEATURE_REPORTS)",
     },
@@ -88,6 +93,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &["Secret"],
         listener_secret_types: &[],
         attaches_by_name: false,
+        protocols: &[],
         features: &[("TLSRouteModeMixed", true), ("TLSRouteModeTerminate", true)],
         source: "Traefik docs, Kubernetes Gateway provider: TraefikService as a backendRef; TLSRouteModeMixed and TLSRouteModeTerminate: traefik-traefik/experimental-v3.7.0-default-report.yaml (FEATURE_REPORTS)",
     },
@@ -98,6 +104,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &["Secret"],
         listener_secret_types: &[],
         attaches_by_name: false,
+        protocols: &[],
         features: &[],
         source: "Istio docs, Gateway API: backendRefs of kind Hostname and ServiceEntry (networking.istio.io)",
     },
@@ -108,6 +115,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &[],
         listener_secret_types: &[],
         attaches_by_name: false,
+        protocols: &[],
         features: &[],
         source: "GKE docs, multi-cluster Gateways: ServiceImport (net.gke.io) as a backendRef",
     },
@@ -118,6 +126,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &[],
         listener_secret_types: &[],
         attaches_by_name: false,
+        protocols: &[],
         features: &[],
         // TLSRouteModeMixed: supported in the v1.20.0-pre.2 report (FEATURE_REPORTS), while earlier
         // releases program one of a port's Passthrough and Terminate listeners only: version-dependent.
@@ -131,6 +140,7 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &[],
         listener_secret_types: &[],
         attaches_by_name: false,
+        protocols: &[],
         features: &[("TLSRouteModeMixed", false), ("TLSRouteModeTerminate", false)],
         source: "nginx-nginx-gateway-fabric/experimental-2.6.0-default-report.yaml (FEATURE_REPORTS): \
                  TLSRouteModeMixed and TLSRouteModeTerminate under unsupportedFeatures",
@@ -142,11 +152,24 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
         ca_kinds: &[],
         listener_secret_types: &[],
         attaches_by_name: true,
+        protocols: &[],
         features: &[],
         source: "pl4nty/cloudflare-kubernetes-gateway internal/controller/httproute_controller.go at \
                  1b61c5f2b8090abba3f24cec24a7f0e25ae0da5a: tunnel ingress is built from every route whose \
                  parentRef names the Gateway, from spec.hostnames x paths x backends; listener hostnames \
                  and sectionName are not read",
+    },
+    Implementation {
+        name: "STUNner",
+        controllers: &["stunner.l7mp.io/gateway-operator"],
+        backend_kinds: &[("stunner.l7mp.io", "StaticService")],
+        ca_kinds: &[],
+        listener_secret_types: &[],
+        attaches_by_name: false,
+        protocols: &["TURN-UDP", "TURN-TCP", "TURN-TLS", "TURN-DTLS", "DTLS"],
+        features: &[],
+        source: "l7mp/stunner docs/GATEWAY.md: Gateway listeners speak TURN-UDP, TURN-TCP, TURN-TLS or TURN-DTLS; \
+                 UDPRoutes may name StaticService backends",
     },
 ];
 

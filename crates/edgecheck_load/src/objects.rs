@@ -93,6 +93,12 @@ fn one(
         return;
     }
     let meta = value.get("metadata");
+    // No metadata at all, and a kind no Kubernetes API edgecheck knows serves: a tool's own configuration
+    // (kind's `Cluster`, kubeadm and kubelet configurations, `.katrc.yaml`), not a cluster object.
+    if meta.is_none() && kind.known().is_none() && !kind.group.is_empty() {
+        skipped.documents += 1;
+        return;
+    }
     // `name: {{ .app_name }}` parses as a mapping: the document is a template to be rendered.
     if ["name", "namespace"].iter().any(|k| meta.and_then(|m| m.get(*k)).is_some_and(Value::is_object)) {
         skipped.templates += 1;

@@ -10,7 +10,7 @@
 
 use std::fmt::Write as _;
 
-use edgecheck_core::{Finding, Layer, Severity};
+use edgecheck_core::{Finding, Severity};
 
 use crate::snippet::Sources;
 use crate::Report;
@@ -73,7 +73,7 @@ fn annotation(f: &Finding, sources: &mut Sources) -> String {
                 props.push(format!("line={line}"));
                 // The column of the field, when the file can be read (as `--format concise`); an input
                 // finding's value is never read out, only its key's place.
-                let hide_value = f.meta.layer == Layer::Input;
+                let hide_value = crate::text::hides_value(f);
                 if let Some(s) = sources.snippet(file, line, hide_value) {
                     props.push(format!("col={}", s.column()));
                 }

@@ -119,10 +119,11 @@ fn place(f: &Finding, sources: &mut Sources) -> String {
     }
 }
 
-/// An input finding (a parse or schema error) may be about the value itself, which may be a credential
-/// typed wrongly: its snippet shows keys only.
-fn hides_value(f: &Finding) -> bool {
-    f.meta.layer == Layer::Input
+/// A parse or schema error (LOD001, a Secret's invalid data LOD003, a wrongly typed field LOD006) may be about
+/// the value itself, which may be a credential typed wrongly: its snippet shows keys only. Other input
+/// findings (a duplicate, a missing name, a build) point at keys and are shown as written.
+pub(crate) fn hides_value(f: &Finding) -> bool {
+    f.meta.layer == Layer::Input && matches!(f.meta.code, "LOD001" | "LOD003" | "LOD006")
 }
 
 /// Findings alone, grouped by layer as [`render_text`] shows them, without hosts or a summary line (the

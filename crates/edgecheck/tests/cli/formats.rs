@@ -61,3 +61,23 @@ fn ci_formats_name_files_from_the_checkout_top() {
         );
     }
 }
+
+#[test]
+fn input_snippets_hide_values_only_where_the_value_is_the_problem() {
+    // A duplicate points at keys: its snippet shows the line as written (it showed `apiVersion: ***`). A
+    // wrongly typed field may be a credential typed wrongly: its value stays hidden.
+    let d = crate::support::Dir::new();
+    let svc = "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: shop}\nspec:\n  ports: [{port: 80}]\n";
+    d.write("a.yaml", svc);
+    d.write("b.yaml", svc.replace("port: 80", "port: 81"));
+    d.write(
+        "c.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: api, namespace: shop}\nspec:\n  replicas: 1\n  template:\n    spec:\n      containers:\n      - name: api\n        env:\n        - {name: TOKEN, value: 8675309123456}\n",
+    );
+    let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--format", "text"]);
+    assert!(r.stdout.contains("LOD004"), "{}", r.stdout);
+    assert!(r.stdout.contains(" | apiVersion: v1"), "{}", r.stdout);
+    assert!(!r.stdout.contains("apiVersion: ***"), "{}", r.stdout);
+    assert!(r.stdout.contains("LOD006"), "{}", r.stdout);
+    assert!(!r.stdout.contains("8675309123456"), "{}", r.stdout);
+}

@@ -107,7 +107,13 @@ impl CiliumLbPoolMissing {
                     .unwrap_or_default();
                 labels.insert("io.kubernetes.service.namespace".into(), o.namespace.clone().unwrap_or_default());
                 labels.insert("io.kubernetes.service.name".into(), o.name.clone());
-                subjects.push(Subject { o, path: "spec.type", labels, why: "type: LoadBalancer".into(), class_held: false });
+                subjects.push(Subject {
+                    o,
+                    path: "spec.type",
+                    labels,
+                    why: "type: LoadBalancer".into(),
+                    class_held: false,
+                });
             }
         }
         for Subject { o, path, labels, why, class_held } in subjects {
@@ -198,7 +204,8 @@ fn has_address(o: &Object) -> bool {
 /// Cloud load-balancer annotations a Gateway passes to its Service (`spec.infrastructure.annotations`):
 /// the cloud's controller, not Cilium LB IPAM, gives the address.
 fn cloud_load_balancer(o: &Object) -> bool {
-    const CLOUD: &[&str] = &["service.beta.kubernetes.io/", "cloud.google.com/", "networking.gke.io/", "service.kubernetes.io/"];
+    const CLOUD: &[&str] =
+        &["service.beta.kubernetes.io/", "cloud.google.com/", "networking.gke.io/", "service.kubernetes.io/"];
     o.value
         .pointer("/spec/infrastructure/annotations")
         .and_then(Value::as_object)

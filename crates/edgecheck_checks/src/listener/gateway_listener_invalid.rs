@@ -49,7 +49,7 @@ impl GatewayListenerInvalid {
                 Reason::UnsupportedProtocol => "use HTTP, HTTPS, TLS, TCP or UDP (or a domain-prefixed protocol your implementation documents)",
                 Reason::UnsupportedValue => "use tls.mode Passthrough only with protocol TLS; drop tls from HTTP/TCP/UDP listeners",
                 Reason::InvalidRouteKinds => "list only route kinds the protocol carries: HTTPRoute/GRPCRoute on HTTP(S), TLSRoute on TLS, TCPRoute on TCP/TLS Terminate, UDPRoute on UDP",
-                _ if f.cond.message.contains("requires tls") => {
+                _ if f.cond.message.contains("requires tls") || f.cond.message.contains("without tls") => {
                     "add tls with certificateRefs (HTTPS, TLS Terminate) or tls.mode: Passthrough (TLS)"
                 }
                 _ => "give every listener a unique name",

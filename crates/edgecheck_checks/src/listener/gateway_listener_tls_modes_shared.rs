@@ -7,7 +7,7 @@ declare_check! {
     /// One Gateway port shared by a TLS `Passthrough` listener and a terminating listener (HTTPS, or
     /// TLS `Terminate`) where it cannot be known whether the implementation supports it (the
     /// `TLSRouteModeMixed` feature): no GatewayClass `status.supportedFeatures` in the inputs, and an
-    /// implementation the table (`edgecheck_core::implementation`) does not settle (unknown, or
+    /// implementation edgecheck's table of implementations does not settle (unknown, or
     /// version-dependent as Cilium). Where support is known the model decides: no finding when it is
     /// supported, `Accepted=False ProtocolConflict` on both listeners (LSN001, an error) when not.
     ///

@@ -84,7 +84,10 @@ impl TraefikTlsOptionMissing {
 /// `valuesObject` or `values`, a k3s HelmChart or HelmChartConfig `valuesContent`).
 fn traefik_held(g: &Graph) -> bool {
     let class = g.each::<edgecheck_core::views::IngressClass>().iter().any(|(_, _, c)| {
-        c.spec.controller.as_deref().is_some_and(|c| c.starts_with("traefik.io/") || c == "containo.us/ingress-controller")
+        c.spec
+            .controller
+            .as_deref()
+            .is_some_and(|c| c.starts_with("traefik.io/") || c == "containo.us/ingress-controller")
     });
     let routes = [K::TRAEFIK_INGRESS_ROUTE, K::TRAEFIK_OLD_INGRESS_ROUTE].iter().any(|k| !g.ids(*k).is_empty());
     (class || routes) && !g.iter().any(|(_, o)| chart_values_make_tls_options(&o.value))

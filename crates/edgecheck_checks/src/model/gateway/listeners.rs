@@ -368,14 +368,19 @@ fn conflict(la: &Listener, lb: &Listener, port: i64) -> Option<Why> {
 /// Whether a listener's protocol and TLS settings are ones the spec (and, where known, the
 /// implementation) accepts.
 fn listener_valid(l: &Listener, feats: &Features<'_>) -> Result<(), Why> {
-    if l.protocol.is_empty() || (!is_core_protocol(&l.protocol) && !l.protocol.contains('/')) {
+    // What the CRD leaves open: a protocol without a domain prefix is one the implementation must define
+    // (STUNner's `TURN-UDP`, from the implementation table), and HTTPS needs tls only for an implementation
+    // known to read it (not an unknown one, nor the Cloudflare gateway, which terminates at its edge).
+    let defined = feats.imp.is_some_and(|i| i.protocols.contains(&l.protocol.as_str()));
+    let follows_spec = feats.imp.is_some_and(|i| !i.attaches_by_name);
+    if l.protocol.is_empty() || (!is_core_protocol(&l.protocol) && !l.protocol.contains('/') && !defined) {
         Err((Reason::UnsupportedProtocol, format!("protocol `{}` is not a Gateway API protocol", l.protocol)))
-    } else if matches!(l.protocol.as_str(), "HTTPS" | "TLS") && l.tls.is_none() {
+    } else if l.protocol == "TLS" && l.tls.is_none() {
         // The CRD's validation rule: the API server refuses the Gateway as written.
-        Err((
-            Reason::Invalid,
-            format!("protocol {} requires tls (the API server refuses a Gateway without it)", l.protocol),
-        ))
+        Err((Reason::Invalid, "protocol TLS requires tls.mode (the API server refuses a Gateway without it)".into()))
+    } else if l.protocol == "HTTPS" && l.tls.is_none() && follows_spec {
+        // The spec requires tls for HTTPS (the CRD does not enforce it): no certificate to serve.
+        Err((Reason::Invalid, "protocol HTTPS without tls: the listener has no certificate to serve".into()))
     } else if l.protocol == "TLS"
         && tls_mode(l) == "Terminate"
         && feats.supports("TLSRouteModeTerminate") == Some(false)

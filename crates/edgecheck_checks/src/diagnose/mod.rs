@@ -396,8 +396,9 @@ pub(crate) fn diagnose(
     targets: &[TraceTarget],
 ) -> Vec<Diagnosis> {
     let index = root::FindingIndex::build(findings);
+    // In parallel, in order: `serve` diagnoses every claimed host this way on each evaluation.
     targets
-        .iter()
+        .par_iter()
         .map(|t| {
             let obs = observations.iter().find(|o| observation_is_for(o, t));
             one_verdict(graph, model, cx, findings, &index, t, obs)

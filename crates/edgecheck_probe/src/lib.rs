@@ -11,6 +11,7 @@ mod dns;
 mod http;
 #[cfg(feature = "legacy")]
 mod legacy;
+mod oversize;
 mod tls;
 
 use std::net::{IpAddr, SocketAddr};
@@ -343,6 +344,7 @@ async fn handshake(
         }
     };
     let conn = tokio_rustls::TlsConnector::from(Arc::new(cfg));
+    let (peer, again) = (tcp.peer_addr().ok(), name.clone());
     let r = tokio::time::timeout(sh.opts.timeout, conn.connect(name, tcp)).await;
     o.ms = http::ms(start);
     let rec = verifier.take();
@@ -377,9 +379,18 @@ async fn handshake(
                 _ => HandshakeOutcome::Error,
             };
             o.detail = Some(if o.outcome == HandshakeOutcome::TooLarge {
+                // How large, and how many certificates: read over TLS 1.2, where the message is plaintext.
+                let size = match peer {
+                    Some(addr) => oversize::measure(addr, again, verifier.clone(), sh.opts.timeout).await,
+                    None => None,
+                };
+                let size = size.map_or_else(
+                    || "its size is not known: the server did not show it over TLS 1.2".to_string(),
+                    |c| c.describe(),
+                );
                 format!(
                     "a handshake message from the server exceeds the limit of {} bytes (its certificate chain, \
-                     or one certificate, is too large): {e}",
+                     or one certificate, is too large): {size}; {e}",
                     HANDSHAKE_MESSAGE_LIMIT
                 )
             } else {

@@ -98,33 +98,47 @@ fn a_target_over_its_budget_is_a_finding() {
     );
 }
 
-fn oversized(copies: usize) -> (Vec<TargetObservation>, usize) {
+fn oversized(copies: usize) -> (Vec<TargetObservation>, usize, usize) {
     let mut p = pki(Leaf::default());
     let intermediate = p.chain[1].clone();
     p.chain.extend(std::iter::repeat_n(intermediate, copies));
     let bytes: usize = p.chain.iter().map(Vec::len).sum();
     let port = tls_server(&p, &[]);
-    (probe_within_30s(vec![format!("https://shop.test:{port}/")], opts(port, Some(&p.ca_pem))), bytes)
+    let n = p.chain.len();
+    (probe_within_30s(vec![format!("https://shop.test:{port}/")], opts(port, Some(&p.ca_pem))), bytes, n)
+}
+
+fn thousands(n: usize) -> String {
+    let s = n.to_string();
+    s.chars().enumerate().fold(String::new(), |mut out, (i, c)| {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+        out
+    })
 }
 
 #[test]
 fn an_oversized_certificate_chain_is_not_plaintext() {
     // 200 certificates, and about 5 MB of them.
-    let (obs, bytes) = oversized(200);
+    let (obs, bytes, n) = oversized(200);
     assert!(bytes > 64 * 1024, "{bytes}");
-    let (huge, huge_bytes) = oversized(5_000_000 / 400);
+    let (huge, huge_bytes, huge_n) = oversized(5_000_000 / 400);
     assert!(huge_bytes > 4_000_000, "{huge_bytes}");
-    for o in [&obs[0], &huge[0]] {
+    for (o, bytes, n) in [(&obs[0], bytes, n), (&huge[0], huge_bytes, huge_n)] {
         let t = o.tls.as_ref().unwrap();
         assert_eq!(t.outcome, HandshakeOutcome::TooLarge, "{t:?}");
-        assert!(
-            t.detail
-                .as_deref()
-                .unwrap()
-                .starts_with("a handshake message from the server exceeds the limit of 65535 bytes"),
-            "{:?}",
-            t.detail
+        let detail = t.detail.as_deref().unwrap();
+        assert!(detail.starts_with("a handshake message from the server exceeds the limit of 65535 bytes"), "{detail}");
+        // How large and how many (#16 item 13): TLS 1.2's Certificate message is the list's 3-byte length,
+        // then each certificate with its 3-byte length.
+        let size = format!(
+            "the server's Certificate message is {} bytes holding {} certificates (read over TLS 1.2)",
+            thousands(3 + 3 * n + bytes),
+            thousands(n)
         );
+        assert!(detail.contains(&size), "{detail}\nwanted: {size}");
         let v = verdict(std::slice::from_ref(o));
         assert_eq!(v[0].0, "TLS100");
         assert!(

@@ -173,6 +173,59 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
     },
 ];
 
+/// GatewayClasses an implementation's Helm chart (or its controller, once installed by that chart) makes:
+/// (chart name, class name, the values switch that turns it off when `false`, source). A class of this
+/// name is not missing where the inventory installs the chart: its values may come from a ConfigMap or a
+/// default edgecheck cannot see.
+const CHART_CLASSES: &[(&str, &str, &str, &str)] = &[
+    ("cilium", "cilium", "/gatewayAPI/enabled", "cilium/cilium install/kubernetes/cilium/templates/cilium-gateway-api-class.yaml: GatewayClass `cilium` when gatewayAPI.enabled"),
+    ("traefik", "traefik", "/providers/kubernetesGateway/enabled", "traefik/traefik-helm-chart traefik/templates/gatewayclass.yaml: GatewayClass `traefik` with the kubernetesGateway provider"),
+    ("istiod", "istio", "", "istio/istio pilot: istiod creates the default GatewayClasses `istio` and `istio-remote`"),
+    ("nginx-gateway-fabric", "nginx", "", "nginx/nginx-gateway-fabric charts/nginx-gateway-fabric/templates/gatewayclass.yaml: GatewayClass `nginx`"),
+    ("kgateway", "kgateway", "", "kgateway-dev/kgateway install/helm/kgateway: GatewayClass `kgateway` by default"),
+];
+
+/// Whether an object of the inventory installs a chart that makes GatewayClass `name` (a Flux HelmRelease,
+/// an Argo CD Application's Helm source, a k3s HelmChart), not turned off by values it states.
+pub fn class_made_by_chart(graph: &Graph, name: &str) -> bool {
+    let rows: Vec<_> = CHART_CLASSES.iter().filter(|(_, class, _, _)| *class == name).collect();
+    if rows.is_empty() {
+        return false;
+    }
+    let s = |v: &serde_json::Value, p: &str| v.pointer(p).and_then(serde_json::Value::as_str).map(str::to_string);
+    graph.iter().any(|(_, o)| {
+        let v = &o.value;
+        // (chart, its inline values) for each way an object installs a chart
+        let mut charts: Vec<(String, Option<&serde_json::Value>)> = Vec::new();
+        match (o.kind.group.as_str(), o.kind.kind.as_str()) {
+            ("helm.toolkit.fluxcd.io", "HelmRelease") => {
+                let chart = s(v, "/spec/chart/spec/chart").or_else(|| s(v, "/spec/chartRef/name"));
+                charts.extend(chart.map(|c| (c, v.pointer("/spec/values"))));
+            }
+            ("argoproj.io", "Application") => {
+                let sources: Vec<&serde_json::Value> = match (v.pointer("/spec/source"), v.pointer("/spec/sources")) {
+                    (_, Some(serde_json::Value::Array(a))) => a.iter().collect(),
+                    (Some(src), _) => vec![src],
+                    _ => Vec::new(),
+                };
+                for src in sources {
+                    charts.extend(s(src, "/chart").map(|c| (c, src.pointer("/helm/valuesObject"))));
+                }
+            }
+            ("helm.cattle.io", "HelmChart") => charts.extend(s(v, "/spec/chart").map(|c| (c, None))),
+            _ => {}
+        }
+        charts.iter().any(|(chart, values)| {
+            let chart = chart.rsplit('/').next().unwrap_or(chart);
+            rows.iter().any(|(c, _, switch, _)| {
+                *c == chart
+                    && (switch.is_empty()
+                        || values.and_then(|v| v.pointer(switch)).and_then(serde_json::Value::as_bool) != Some(false))
+            })
+        })
+    })
+}
+
 /// The implementation whose GatewayClasses carry `controller`.
 pub fn by_controller(controller: &str) -> Option<&'static Implementation> {
     IMPLEMENTATIONS.iter().find(|i| i.controllers.contains(&controller))

@@ -456,7 +456,8 @@ fn gateway_conditions(
         .count();
     let class = graph.edges_from_kind(gid, edgecheck_core::EdgeKind::GatewayClass).next().map(|e| &e.to);
     let class_missing = matches!(class, Some(edgecheck_core::Target::Missing(_)))
-        && absent_is_missing(graph, &K::GATEWAY_CLASS.to_kind(), None);
+        && absent_is_missing(graph, &K::GATEWAY_CLASS.to_kind(), None)
+        && !edgecheck_core::implementation::class_made_by_chart(graph, &gw.spec.gateway_class_name);
     // The core and Extended types; a domain-prefixed type is implementation-specific, and no
     // implementation in `edgecheck_core::implementation` defines one.
     let addr = gw.spec.addresses.iter().find_map(|a| {

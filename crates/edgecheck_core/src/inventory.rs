@@ -280,6 +280,9 @@ pub struct Build {
     /// The kustomization holds template directives or placeholders (`namespace: {{ .app_namespace }}`, a
     /// scaffold): it is a template of a build, not one.
     pub template: bool,
+    /// It rewrites fields of what it includes (`replacements`, `vars`): its files hold placeholders that
+    /// only its build fills in.
+    pub rewrites: bool,
 }
 
 /// A kind a live scan could not list: its objects are unknown, not missing.

@@ -219,6 +219,8 @@ fn kustomize_build(file: &str, value: &Value) -> Build {
     b.component = value.get("kind").and_then(Value::as_str) == Some("Component");
     b.template = templated(value);
     b.helm_charts = value.get("helmCharts").and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+    b.rewrites =
+        ["replacements", "vars"].iter().any(|k| value.get(*k).and_then(Value::as_array).is_some_and(|a| !a.is_empty()));
     let patch_path = |e: &Value| e.as_str().or_else(|| e.get("path").and_then(Value::as_str)).map(str::to_string);
     for key in ["patches", "patchesStrategicMerge", "patchesJson6902"] {
         let Some(Value::Array(entries)) = value.get(key) else { continue };

@@ -246,6 +246,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut replaced: HashSet<&str> = HashSet::new();
     let mut applied: HashSet<&str> = HashSet::new();
     let mut in_failed: Vec<&str> = Vec::new();
+    let mut unfilled: HashSet<String> = HashSet::new();
     let mut claimed_files: HashSet<String> = HashSet::new();
     let mut records = Vec::new();
     let mut objects: Vec<Object> = Vec::new();
@@ -263,6 +264,13 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         for (p, how) in o.parts.iter().zip(&s.parts) {
             if p.state.is_err() {
                 in_failed.extend(part_dir(how));
+                // A failed build whose kustomizations rewrite what they include (`replacements`, `vars`):
+                // its files hold placeholders only the build fills in, so they are not checked as written.
+                if let Some(dir) = part_dir(how) {
+                    if render::reach_builds(&ctx, [dir.to_string()]).iter().any(|b| b.rewrites) {
+                        unfilled.extend(render::reach_files(&ctx, [dir.to_string()]));
+                    }
+                }
             }
             replaced.extend(p.replaced.iter().map(String::as_str));
             applied.extend(p.applied.iter().map(String::as_str));
@@ -289,7 +297,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     foreign_dirs.retain(|d| !d.is_empty());
     for o in files {
         let f = o.source.file.as_deref().unwrap_or("");
-        if replaced.contains(f) {
+        if replaced.contains(f) || unfilled.contains(f) {
             continue;
         }
         let dir = f.rsplit_once('/').map_or("", |(d, _)| d);

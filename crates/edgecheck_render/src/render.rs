@@ -133,6 +133,11 @@ fn reach<'a>(ctx: &Ctx<'a>, dirs: impl IntoIterator<Item = String>) -> Vec<&'a B
     out
 }
 
+/// The kustomizations reachable from `dirs`.
+pub fn reach_builds<'a>(ctx: &Ctx<'a>, dirs: impl IntoIterator<Item = String>) -> Vec<&'a Build> {
+    reach(ctx, dirs)
+}
+
 /// The kustomization directories reachable from `dirs`.
 pub fn reach_dirs<'a>(ctx: &Ctx<'a>, dirs: impl IntoIterator<Item = String>) -> HashSet<&'a str> {
     reach(ctx, dirs).into_iter().map(|b| b.dir.as_str()).collect()

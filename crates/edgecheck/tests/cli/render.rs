@@ -1219,3 +1219,25 @@ fn symlinks_that_leave_the_checkout_are_not_followed_into_a_build() {
 fn which(name: &str) -> Option<std::path::PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(name)).find(|p| p.is_file())
 }
+
+#[test]
+fn a_failed_build_that_rewrites_its_files_does_not_lint_their_placeholders() {
+    // A kustomization fills hostnames from an env file that is not in the checkout (git-ignored), with
+    // `replacements`: its build fails, and its files hold placeholders only the build would replace. They
+    // are not checked as written (48 false errors on a public repository); LOD010 says the build was not
+    // rendered. Near miss: a failed build that rewrites nothing still has its files checked as written.
+    let d = checkout();
+    d.write(
+        "apps/web/route.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: web, namespace: web}\nspec:\n  hostnames: [web.AUTOMATIC_REPLACE]\n  rules: [{backendRefs: [{name: web, port: 80}]}]\n",
+    );
+    let kustomization = "resources: [route.yaml]\nconfigMapGenerator:\n- name: env\n  envs: [env/cluster.env]\n";
+    let replacements = "replacements:\n- source: {kind: ConfigMap, name: env, fieldPath: data.DOMAIN}\n  targets:\n  - select: {kind: HTTPRoute}\n    fieldPaths: [spec.hostnames.0]\n    options: {delimiter: '.', index: 1}\n";
+    d.write("apps/web/kustomization.yaml", format!("{kustomization}{replacements}"));
+    let v = lint(&d, &["--no-cache"]);
+    assert!(!codes(&v).contains(&"DNS001".to_string()), "{v}");
+    assert!(evidence(&v, "LOD010").contains("apps/web"), "{v}");
+    d.write("apps/web/kustomization.yaml", kustomization);
+    let v = lint(&d, &["--no-cache"]);
+    assert!(codes(&v).contains(&"DNS001".to_string()), "{v}");
+}

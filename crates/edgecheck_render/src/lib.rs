@@ -221,9 +221,23 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     // the files of the other clusters' trees.
     let mut foreign: HashSet<String> = HashSet::new();
     let mut foreign_dirs: Vec<String> = Vec::new();
+    // Kustomization directories only other clusters' builds read: a file there that their kustomization does
+    // not list is loose in their cluster, not in this one.
+    let mut foreign_kdirs: HashSet<String> = HashSet::new();
     if let Some(c) = &opts.cluster {
         let (mine, others): (Vec<Spec>, Vec<Spec>) =
             std::mem::take(&mut specs).into_iter().partition(|s| s.cluster.as_deref().is_none_or(|x| x == c));
+        let kdirs = |list: &[Spec]| -> HashSet<String> {
+            let starts = list.iter().flat_map(|s| &s.parts).filter_map(|h| match h {
+                How::Kustomize { dir, overlay } | How::FluxGenerated { dir, overlay } => {
+                    Some(std::iter::once(dir.clone()).chain(overlay.components.iter().cloned()).collect::<Vec<_>>())
+                }
+                _ => None,
+            });
+            starts.flat_map(|start| render::reach_dirs(&ctx, start).into_iter().map(str::to_string)).collect()
+        };
+        let own = kdirs(&mine);
+        foreign_kdirs = kdirs(&others).into_iter().filter(|d| !own.contains(d)).collect();
         for s in &others {
             foreign_dirs.extend(s.claims.iter().cloned());
             match outcomes.get(&s.key()) {
@@ -302,7 +316,8 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         }
         let dir = f.rsplit_once('/').map_or("", |(d, _)| d);
         let mine = applied.contains(f) || claimed_files.contains(f) || in_failed.iter().any(|d| under_dir(f, d));
-        if !mine && (foreign.contains(f) || foreign_dirs.iter().any(|d| under_dir(f, d))) {
+        if !mine && (foreign.contains(f) || foreign_dirs.iter().any(|d| under_dir(f, d)) || foreign_kdirs.contains(dir))
+        {
             continue; // another cluster's
         }
         let of_a_build = applied.contains(f)

@@ -1241,3 +1241,44 @@ fn a_failed_build_that_rewrites_its_files_does_not_lint_their_placeholders() {
     let v = lint(&d, &["--no-cache"]);
     assert!(codes(&v).contains(&"DNS001".to_string()), "{v}");
 }
+
+#[test]
+fn a_file_loose_in_one_clusters_build_directory_is_not_checked_in_another_cluster() {
+    // Two Flux clusters, each with its own Gateway. prod's Kustomization builds apps/external, whose
+    // kustomization lists route.yaml but not extra.yaml (loose in prod). extra.yaml claims a prod host: lab's
+    // part checked it against lab's Gateway (*.example.org) and called it broken.
+    let d = checkout();
+    for (cluster, domain) in [("prod", "example.com"), ("lab", "example.org")] {
+        d.write(
+            &format!("clusters/{cluster}/flux-system/gotk-sync.yaml"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{cluster}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+        d.write(
+            &format!("clusters/{cluster}/gateway.yaml"),
+            format!("apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {{name: envoy}}\nspec: {{controllerName: gateway.envoyproxy.io/gatewayclass-controller}}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {{name: main, namespace: gateway}}\nspec:\n  gatewayClassName: envoy\n  listeners:\n    - {{name: http, port: 80, protocol: HTTP, hostname: \"*.{domain}\", allowedRoutes: {{namespaces: {{from: All}}}}}}\n"),
+        );
+    }
+    d.write(
+        "clusters/prod/external.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: external, namespace: flux-system}\nspec:\n  path: ./apps/external\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    let route = |name: &str, host: &str| {
+        format!("apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {{name: {name}, namespace: external}}\nspec:\n  parentRefs: [{{name: main, namespace: gateway}}]\n  hostnames: [{host}]\n  rules: [{{backendRefs: [{{name: {name}, port: 80}}]}}]\n---\napiVersion: v1\nkind: Service\nmetadata: {{name: {name}, namespace: external}}\nspec: {{ports: [{{port: 80}}]}}\n")
+    };
+    d.write("apps/external/kustomization.yaml", "resources: [route.yaml]\n");
+    d.write("apps/external/route.yaml", route("nas", "nas.example.com"));
+    d.write("apps/external/extra.yaml", route("pve", "pve.example.com"));
+    let v = lint(&d, &["--no-cache"]);
+    let rte001: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("findings").iter().filter(|f| f["code"] == "RTE001").collect();
+    assert!(rte001.is_empty(), "{rte001:?}");
+    // It is still loose in prod, where its directory is built.
+    let loose: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == "LOD011")
+        .map(|f| (f["cluster"].as_str().unwrap_or("-").to_string(), f["file"].as_str().unwrap_or("-").to_string()))
+        .collect();
+    assert_eq!(loose, [("prod".to_string(), "apps/external".to_string())], "{v}");
+}

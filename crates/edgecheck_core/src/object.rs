@@ -197,6 +197,10 @@ pub struct Source {
     /// build names the file. An object still marked is not what a cluster runs: it is kept (and counted)
     /// but not indexed, linked or checked, never a duplicate and never the target of a reference.
     pub example: bool,
+    /// In a repository that has builds, no build applies the file (LOD011): two such files defining one
+    /// object are alternatives kept side by side (a runbook's steps, a doc's working and failing versions),
+    /// not a duplicate the cluster sees.
+    pub loose: bool,
     /// The build that rendered the object (`helm template`, `kustomize build`, a Flux Kustomization),
     /// named as `lint --show-builds` names it; `None` for an object read as it is in its file. `file` and
     /// `lines` then point at the source the user edits (the chart template, the kustomize resource).

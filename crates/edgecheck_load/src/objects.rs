@@ -133,6 +133,7 @@ fn one(
         cluster: None,
         repo_path: None,
         example: false,
+        loose: false,
         build: None,
     };
     let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
@@ -266,6 +267,7 @@ pub fn object_from_live_value(cluster: &str, mut value: Value, problems: &mut Ve
         cluster: Some(cluster.to_string()),
         repo_path: None,
         example: false,
+        loose: false,
         build: None,
     };
     let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };

@@ -88,6 +88,7 @@ impl Stored {
                 cluster: None,
                 repo_path: self.repo_path,
                 example: false,
+                loose: false,
                 build: self.build.map(Arc::from),
             },
             secret: self.secret.map(Box::new),

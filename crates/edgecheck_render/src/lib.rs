@@ -335,6 +335,10 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             }
             if !objects.is_empty() {
                 *loose.entry(f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string())).or_default() += 1;
+                let mut o = o;
+                o.source.loose = true;
+                kept.push(o);
+                continue;
             }
         }
         kept.push(o);

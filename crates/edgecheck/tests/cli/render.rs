@@ -1282,3 +1282,29 @@ fn a_file_loose_in_one_clusters_build_directory_is_not_checked_in_another_cluste
         .collect();
     assert_eq!(loose, [("prod".to_string(), "apps/external".to_string())], "{v}");
 }
+
+#[test]
+fn two_loose_files_defining_one_object_are_alternatives_not_duplicates() {
+    // In a repository with builds, files no build applies (LOD011) that define the same object are kept
+    // side by side (a runbook's steps, a doc's working and failing versions): no duplicate the cluster
+    // sees. Near miss: without builds, every file is what is applied, and two definitions collide.
+    let d = checkout();
+    d.write("apps/web/kustomization.yaml", "resources: [svc.yaml]\n");
+    d.write(
+        "apps/web/svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: web}\nspec: {ports: [{port: 80}]}\n",
+    );
+    let deploy = |replicas: u32| {
+        format!("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: db, namespace: db}}\nspec:\n  replicas: {replicas}\n  selector: {{matchLabels: {{app: db}}}}\n  template:\n    metadata: {{labels: {{app: db}}}}\n    spec: {{containers: [{{name: db, image: postgres:17}}]}}\n")
+    };
+    d.write("recover/04-restore.yaml", deploy(0));
+    d.write("recover/11-restore.yaml", deploy(1));
+    let v = lint(&d, &["--no-cache"]);
+    assert!(codes(&v).contains(&"LOD011".to_string()), "{v}");
+    assert!(!codes(&v).contains(&"LOD004".to_string()), "{v}");
+    let plain = Dir::new();
+    plain.write("recover/04-restore.yaml", deploy(0));
+    plain.write("recover/11-restore.yaml", deploy(1));
+    let v = lint(&plain, &[]);
+    assert!(codes(&v).contains(&"LOD004".to_string()), "{v}");
+}

@@ -358,7 +358,10 @@ impl Graph {
                 // A `generateName` prefix or a placeholder is not an identity: such copies are separate
                 // objects, checked each, never merged.
                 if !identity_unknown(o) {
-                    g.duplicates.push((ObjId(i), first));
+                    // Two loose copies are alternatives no build applies together: the first stands.
+                    if !(o.source.loose && g.objects[first.0].source.loose) {
+                        g.duplicates.push((ObjId(i), first));
+                    }
                     continue;
                 }
             } else {

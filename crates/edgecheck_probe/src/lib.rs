@@ -444,6 +444,8 @@ enum Phase {
     Redirects,
     H2c,
     Grpc,
+    // Built only with the `legacy` feature (TLS 1.0/1.1 through OpenSSL).
+    #[cfg_attr(not(feature = "legacy"), allow(dead_code))]
     Legacy,
 }
 

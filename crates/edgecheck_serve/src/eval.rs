@@ -137,23 +137,7 @@ pub fn evaluate(inventory: Inventory, complete: bool, engine: &Engine, observati
         *findings.entry((f.meta.code.to_string(), f.severity.as_str())).or_default() += 1;
     }
     let probes = observations.iter().map(|o| (edgecheck_core::hostname::normalize(&o.host), phases(o))).collect();
-    let mut summary = analysis.summary(&graph);
-    summary.targets = observations.len();
-    let objects = analysis.object_entries(&graph);
-    let report = Report {
-        findings: &analysis.findings,
-        objects: &objects,
-        summary: &summary,
-        version: env!("CARGO_PKG_VERSION"),
-        render_tools: &[],
-        group_by_object: false,
-        diagnoses: &analysis.diagnoses,
-        trace: false,
-        observations: &[],
-    };
-    let style = Style { color: false, snippets: false, ..Style::default() };
-    let json = edgecheck_report::render_styled(&report, Format::Json, &style);
-    let html = edgecheck_report::render_styled(&report, Format::Html, &style);
+    let [json, html] = render(&graph, &analysis, observations.len(), false, [Format::Json, Format::Html]);
     let claimed = targets.iter().map(|t| t.host.clone()).collect();
     Snapshot {
         hosts,
@@ -189,9 +173,22 @@ pub fn trace(
         observations,
         Diagnose::Targets(targets),
     );
-    let mut summary = analysis.summary(&graph);
-    summary.targets = observations.len();
-    let objects = analysis.object_entries(&graph);
+    let [json] = render(&graph, &analysis, observations.len(), true, [Format::Json]);
+    json
+}
+
+/// One analysis rendered in `formats`, as the CLI renders it (`trace` for a trace's report), without colour or
+/// snippets: nothing is read from files when a request comes.
+fn render<const N: usize>(
+    graph: &Graph,
+    analysis: &edgecheck_checks::Analysis,
+    targets: usize,
+    trace: bool,
+    formats: [Format; N],
+) -> [String; N] {
+    let mut summary = analysis.summary(graph);
+    summary.targets = targets;
+    let objects = analysis.object_entries(graph);
     let report = Report {
         findings: &analysis.findings,
         objects: &objects,
@@ -200,10 +197,11 @@ pub fn trace(
         render_tools: &[],
         group_by_object: false,
         diagnoses: &analysis.diagnoses,
-        trace: true,
+        trace,
         observations: &[],
     };
-    edgecheck_report::render_styled(&report, Format::Json, &Style { color: false, snippets: false, ..Style::default() })
+    let style = Style { color: false, snippets: false, ..Style::default() };
+    formats.map(|f| edgecheck_report::render_styled(&report, f, &style))
 }
 
 /// Every exact host the inventory claims, as `lint` and `scan` list them.

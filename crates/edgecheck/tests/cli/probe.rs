@@ -32,18 +32,13 @@ fn https_server() -> (u16, String) {
     use std::io::{Read as _, Write as _};
     use std::sync::Arc;
     let _ = rustls::crypto::ring::default_provider().install_default();
-    let ca_key = rcgen::KeyPair::generate().expect("key");
-    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
-    ca.distinguished_name.push(rcgen::DnType::CommonName, "Test Root");
-    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let ca_cert = ca.self_signed(&ca_key).expect("root");
-    let root = rcgen::Issuer::new(ca, ca_key);
-    let key = rcgen::KeyPair::generate().expect("key");
-    let leaf = rcgen::CertificateParams::new(vec!["shop.test".to_string()]).expect("params");
-    let leaf = leaf.signed_by(&key, &root).expect("leaf");
+    let pki = crate::support::pki("Test Root", &["shop.test"]);
     let mut cfg = rustls::ServerConfig::builder()
         .with_no_client_auth()
-        .with_single_cert(vec![leaf.der().clone()], rustls::pki_types::PrivateKeyDer::Pkcs8(key.serialize_der().into()))
+        .with_single_cert(
+            vec![pki.leaf_der.clone().into()],
+            rustls::pki_types::PrivateKeyDer::Pkcs8(pki.key_der.clone().into()),
+        )
         .expect("server config");
     cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
     let cfg = Arc::new(cfg);
@@ -66,7 +61,7 @@ fn https_server() -> (u16, String) {
             });
         }
     });
-    (port, ca_cert.pem())
+    (port, pki.root)
 }
 
 /// Issue 19, item 10: `probe -v` prints what dig, openssl s_client and curl -v would (the answer, the

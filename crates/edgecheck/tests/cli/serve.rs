@@ -12,37 +12,14 @@ use crate::scan::api_server::{Cluster, Server};
 use base64::Engine as _;
 use serde_json::{json, Value};
 
-use crate::support::Dir;
+use crate::support::{Dir, Pki};
 
 /// A secret value planted in a Secret and in an Application's status: no endpoint may show it.
 const PLANTED: &str = "PLANTED-S3CRET-4d1e";
 
-/// A test PKI: a root and a leaf for `*.example.com` (PEM), and the leaf's key.
-struct Pki {
-    root: String,
-    leaf: String,
-    leaf_der: Vec<u8>,
-    key_der: Vec<u8>,
-    key: String,
-}
-
+/// A test PKI: a root and a leaf for `*.example.com`.
 fn pki() -> Pki {
-    let ca_key = rcgen::KeyPair::generate().expect("key");
-    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
-    ca.distinguished_name.push(rcgen::DnType::CommonName, "Serve Test Root");
-    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    let ca_cert = ca.self_signed(&ca_key).expect("root");
-    let root = rcgen::Issuer::new(ca, ca_key);
-    let key = rcgen::KeyPair::generate().expect("key");
-    let leaf = rcgen::CertificateParams::new(vec!["*.example.com".to_string()]).expect("params");
-    let leaf = leaf.signed_by(&key, &root).expect("leaf");
-    Pki {
-        root: ca_cert.pem(),
-        leaf: leaf.pem(),
-        leaf_der: leaf.der().to_vec(),
-        key_der: key.serialize_der(),
-        key: key.serialize_pem(),
-    }
+    crate::support::pki("Serve Test Root", &["*.example.com"])
 }
 
 /// A loopback HTTPS server answering 200 until `stop` is set; then its port refuses connections.

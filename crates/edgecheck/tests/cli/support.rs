@@ -82,6 +82,38 @@ pub fn cert(host: &str) -> (String, String) {
     (cert.pem(), key.serialize_pem())
 }
 
+/// A test PKI generated at test time (never checked in): a root and a leaf it signs for `names`.
+pub struct Pki {
+    /// The root, PEM.
+    pub root: String,
+    /// The leaf, PEM and DER.
+    pub leaf: String,
+    pub leaf_der: Vec<u8>,
+    /// The leaf's key, PKCS#8 DER and PEM.
+    pub key_der: Vec<u8>,
+    pub key: String,
+}
+
+/// A root named `root_name` and a leaf for `names`.
+pub fn pki(root_name: &str, names: &[&str]) -> Pki {
+    let ca_key = rcgen::KeyPair::generate().expect("key");
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).expect("params");
+    ca.distinguished_name.push(rcgen::DnType::CommonName, root_name);
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    let ca_cert = ca.self_signed(&ca_key).expect("root");
+    let root = rcgen::Issuer::new(ca, ca_key);
+    let key = rcgen::KeyPair::generate().expect("key");
+    let leaf = rcgen::CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>()).expect("params");
+    let leaf = leaf.signed_by(&key, &root).expect("leaf");
+    Pki {
+        root: ca_cert.pem(),
+        leaf: leaf.pem(),
+        leaf_der: leaf.der().to_vec(),
+        key_der: key.serialize_der(),
+        key: key.serialize_pem(),
+    }
+}
+
 /// The files of the findings with `code`, in report order.
 pub fn files_with(v: &serde_json::Value, code: &str) -> Vec<String> {
     v["findings"]

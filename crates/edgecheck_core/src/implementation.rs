@@ -179,10 +179,10 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
 /// default edgecheck cannot see.
 const CHART_CLASSES: &[(&str, &str, &str, &str)] = &[
     ("cilium", "cilium", "/gatewayAPI/enabled", "cilium/cilium install/kubernetes/cilium/templates/cilium-gateway-api-class.yaml: GatewayClass `cilium` when gatewayAPI.enabled"),
-    ("traefik", "traefik", "/providers/kubernetesGateway/enabled", "traefik/traefik-helm-chart traefik/templates/gatewayclass.yaml: GatewayClass `traefik` with the kubernetesGateway provider"),
-    ("istiod", "istio", "", "istio/istio pilot: istiod creates the default GatewayClasses `istio` and `istio-remote`"),
+    ("traefik", "traefik", "/providers/kubernetesGateway/enabled", "traefik/traefik-helm-chart traefik/templates/gatewayclass.yaml: GatewayClass `traefik` when the Gateway API provider is on (off by default: a miss is preferred to a false alarm)"),
+    ("istiod", "istio", "", "Istio documentation (Gateway API task): istiod creates the default GatewayClass `istio`"),
     ("nginx-gateway-fabric", "nginx", "", "nginx/nginx-gateway-fabric charts/nginx-gateway-fabric/templates/gatewayclass.yaml: GatewayClass `nginx`"),
-    ("kgateway", "kgateway", "", "kgateway-dev/kgateway install/helm/kgateway: GatewayClass `kgateway` by default"),
+    ("kgateway", "kgateway", "", "kgateway documentation (installation): the chart sets up the GatewayClass `kgateway`"),
 ];
 
 /// Whether an object of the inventory installs a chart that makes GatewayClass `name` (a Flux HelmRelease,

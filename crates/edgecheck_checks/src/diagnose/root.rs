@@ -797,8 +797,12 @@ fn link(n: &PathNode, ni: usize, f: &Finding, fi: usize) -> ChainLink {
 /// `ResolvedRefs=False BackendNotFound`, `Degraded`, `failed (BackoffLimitExceeded)`, or a quoted
 /// controller message, when the message carries one.
 fn short_state(message: &str) -> Option<String> {
-    let re_cond = regex::Regex::new(r"\b([A-Z][A-Za-z]+)=(False|True|Unknown) ([A-Z][A-Za-z]+)").ok()?;
-    if let Some(c) = re_cond.captures(message) {
+    // Compiled once: the diagnosis asks this of every finding on every path (compiling it per call was an
+    // eighth of a large lint's time).
+    static CONDITION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\b([A-Z][A-Za-z]+)=(False|True|Unknown) ([A-Z][A-Za-z]+)").expect("a valid pattern")
+    });
+    if let Some(c) = CONDITION.captures(message) {
         return Some(format!("{}={} {}", &c[1], &c[2], &c[3]));
     }
     for h in ["Degraded", "Missing", "OutOfSync", "Progressing", "Suspended"] {

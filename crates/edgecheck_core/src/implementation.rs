@@ -192,19 +192,19 @@ pub fn class_made_by_chart(graph: &Graph, name: &str) -> bool {
     if rows.is_empty() {
         return false;
     }
-    let s = |v: &serde_json::Value, p: &str| v.pointer(p).and_then(serde_json::Value::as_str).map(str::to_string);
+    let s = |v: &crate::value::Value, p: &str| v.pointer(p).and_then(crate::value::Value::as_str).map(str::to_string);
     graph.iter().any(|(_, o)| {
         let v = &o.value;
         // (chart, its inline values) for each way an object installs a chart
-        let mut charts: Vec<(String, Option<&serde_json::Value>)> = Vec::new();
+        let mut charts: Vec<(String, Option<&crate::value::Value>)> = Vec::new();
         match (o.kind.group.as_str(), o.kind.kind.as_str()) {
             ("helm.toolkit.fluxcd.io", "HelmRelease") => {
                 let chart = s(v, "/spec/chart/spec/chart").or_else(|| s(v, "/spec/chartRef/name"));
                 charts.extend(chart.map(|c| (c, v.pointer("/spec/values"))));
             }
             ("argoproj.io", "Application") => {
-                let sources: Vec<&serde_json::Value> = match (v.pointer("/spec/source"), v.pointer("/spec/sources")) {
-                    (_, Some(serde_json::Value::Array(a))) => a.iter().collect(),
+                let sources: Vec<&crate::value::Value> = match (v.pointer("/spec/source"), v.pointer("/spec/sources")) {
+                    (_, Some(crate::value::Value::Array(a))) => a.iter().collect(),
                     (Some(src), _) => vec![src],
                     _ => Vec::new(),
                 };
@@ -220,7 +220,7 @@ pub fn class_made_by_chart(graph: &Graph, name: &str) -> bool {
             rows.iter().any(|(c, _, switch, _)| {
                 *c == chart
                     && (switch.is_empty()
-                        || values.and_then(|v| v.pointer(switch)).and_then(serde_json::Value::as_bool) != Some(false))
+                        || values.and_then(|v| v.pointer(switch)).and_then(crate::value::Value::as_bool) != Some(false))
             })
         })
     })

@@ -75,7 +75,7 @@ pub struct NodeConfig {
     /// The line the document starts on.
     pub line: u32,
     /// The document.
-    pub value: serde_json::Value,
+    pub value: crate::value::Value,
 }
 
 impl NodeConfig {
@@ -86,24 +86,24 @@ impl NodeConfig {
 
     /// True when a document without `apiVersion`/`kind` looks like a k3s/RKE2 config file: it sits at
     /// a `rancher/k3s|rke2/config.yaml(.d)` path, or it is a mapping holding k3s-only keys.
-    pub fn looks_like(file: &str, value: &serde_json::Value) -> bool {
+    pub fn looks_like(file: &str, value: &crate::value::Value) -> bool {
         Self::looks_like_node(file, value) || Self::argocd_chart_values(value).is_some()
     }
 
     /// The `configs` of a document that looks like Argo CD chart values: a mapping without
     /// `apiVersion`/`kind` whose `configs` holds `params` or `cm` mappings.
-    pub fn argocd_chart_values(value: &serde_json::Value) -> Option<&serde_json::Map<String, serde_json::Value>> {
+    pub fn argocd_chart_values(value: &crate::value::Value) -> Option<&crate::value::Map> {
         let m = value.as_object()?;
         if m.contains_key("apiVersion") || m.contains_key("kind") {
             return None;
         }
         let configs = m.get("configs")?.as_object()?;
-        (configs.get("params").is_some_and(serde_json::Value::is_object)
-            || configs.get("cm").is_some_and(serde_json::Value::is_object))
+        (configs.get("params").is_some_and(crate::value::Value::is_object)
+            || configs.get("cm").is_some_and(crate::value::Value::is_object))
         .then_some(configs)
     }
 
-    fn looks_like_node(file: &str, value: &serde_json::Value) -> bool {
+    fn looks_like_node(file: &str, value: &crate::value::Value) -> bool {
         let Some(m) = value.as_object() else { return false };
         if m.contains_key("apiVersion") || m.contains_key("kind") {
             return false;
@@ -313,12 +313,12 @@ mod tests {
 
     #[test]
     fn k3s_configs_are_recognised() {
-        let k3s = serde_json::json!({"write-kubeconfig-mode": "0644", "kubelet-arg": ["max-pods=200"]});
+        let k3s = crate::json!({"write-kubeconfig-mode": "0644", "kubelet-arg": ["max-pods=200"]});
         assert!(NodeConfig::looks_like("infra/k3s.yaml", &k3s));
-        assert!(NodeConfig::looks_like("etc/rancher/k3s/config.yaml", &serde_json::json!({"token": "x"})));
-        let values = serde_json::json!({"replicaCount": 2, "tls-san": "x"});
+        assert!(NodeConfig::looks_like("etc/rancher/k3s/config.yaml", &crate::json!({"token": "x"})));
+        let values = crate::json!({"replicaCount": 2, "tls-san": "x"});
         assert!(!NodeConfig::looks_like("values.yaml", &values));
-        assert!(!NodeConfig::looks_like("a.yaml", &serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap"})));
-        assert!(!NodeConfig::looks_like("a.yaml", &serde_json::json!(["kubelet-arg"])));
+        assert!(!NodeConfig::looks_like("a.yaml", &crate::json!({"apiVersion": "v1", "kind": "ConfigMap"})));
+        assert!(!NodeConfig::looks_like("a.yaml", &crate::json!(["kubelet-arg"])));
     }
 }

@@ -25,6 +25,7 @@ pub mod reasons;
 pub mod redact;
 pub mod secret;
 pub mod traefik_rule;
+pub mod value;
 pub mod views;
 
 pub use check::{CheckMeta, Options};
@@ -34,3 +35,15 @@ pub use inventory::{Build, Inventory, LoadProblem, LoadProblemKind, NodeConfig, 
 pub use kind::Kind;
 pub use layer::{Layer, Severity};
 pub use object::{LineTable, Object, ObjectRef, Source};
+pub use value::{Map, Value};
+
+#[doc(hidden)]
+pub use serde_json as __serde_json;
+
+/// `serde_json::json!`, made an object's [`Value`] (tests and synthesized objects).
+#[macro_export]
+macro_rules! json {
+    ($($t:tt)+) => {
+        $crate::value::Value::from($crate::__serde_json::json!($($t)+))
+    };
+}

@@ -6,7 +6,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
-use serde_json::Value;
+use crate::value::Value;
 
 use crate::graph::under;
 use crate::inventory::Build;

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use serde_json::Value;
+use crate::value::Value;
 
 use crate::kind::{Kind, K};
 use crate::secret::SecretInfo;
@@ -266,7 +266,7 @@ impl Object {
     }
 
     /// `metadata.labels` as a map.
-    pub fn labels(&self) -> Option<&serde_json::Map<String, Value>> {
+    pub fn labels(&self) -> Option<&crate::value::Map> {
         self.value.pointer("/metadata/labels")?.as_object()
     }
 

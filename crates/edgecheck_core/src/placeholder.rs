@@ -2,7 +2,7 @@
 //! namespace, class or host holding one is unresolved: references are never resolved through it, objects
 //! are never merged by it, and it is never reported missing or malformed. The one predicate.
 
-use serde_json::Value;
+use crate::value::Value;
 
 /// Whether `s` holds a placeholder: Flux `postBuild` and envsubst variables (`${DOMAIN}`, `$DOMAIN`),
 /// template directives (`{{ .Values.host }}`), token-replace markers (`__HOST__`, `#{host}#`,
@@ -75,7 +75,7 @@ pub fn flow_map_placeholder(v: &Value) -> Option<String> {
 /// expecting a string reads the placeholder (and knows it for one) instead of failing on a mapping.
 pub fn restore_flow_maps(v: &mut Value) {
     if let Some(s) = flow_map_placeholder(v) {
-        *v = Value::String(s);
+        *v = Value::from(s);
         return;
     }
     match v {
@@ -144,12 +144,12 @@ mod tests {
 
     #[test]
     fn flow_maps_of_one_upper_case_key_are_placeholders() {
-        let mut v = serde_json::json!({"spec": {"gatewayClassName": {"GATEWAY_CLASS_NAME": null},
+        let mut v = crate::json!({"spec": {"gatewayClassName": {"GATEWAY_CLASS_NAME": null},
             "labels": {"app": null}, "two": {"A": null, "B": null}, "valued": {"X": 1}}});
         restore_flow_maps(&mut v);
         assert_eq!(v["spec"]["gatewayClassName"], "{GATEWAY_CLASS_NAME}");
         // Near misses: a lower-case key, two keys, a value.
-        assert_eq!(v["spec"]["labels"], serde_json::json!({"app": null}));
+        assert_eq!(v["spec"]["labels"], crate::json!({"app": null}));
         assert!(v["spec"]["two"].is_object());
         assert!(v["spec"]["valued"].is_object());
     }

@@ -24,13 +24,13 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use edgecheck_core::kind::K;
+use edgecheck_core::Value;
 use edgecheck_core::{Inventory, Kind, Unchecked};
 use futures::StreamExt as _;
 use http_body_util::BodyExt as _;
 use kube::api::ListParams;
 use kube::config::{KubeConfigOptions, Kubeconfig};
 use kube::{Client, Config};
-use serde_json::Value;
 
 /// Objects per list page.
 pub const PAGE_SIZE: u32 = 500;
@@ -547,8 +547,8 @@ async fn list_all(
                 return Err(format!("more than {} objects (the limit per kind)", limits.max_items));
             }
             let Value::Object(m) = &mut v else { return Err(format!("item {items} of the list is not an object")) };
-            m.insert("apiVersion".into(), Value::String(r.api_version.clone()));
-            m.insert("kind".into(), Value::String(r.kind.clone()));
+            m.insert("apiVersion".into(), Value::from(r.api_version.clone()));
+            m.insert("kind".into(), Value::from(r.kind.clone()));
             // As `kubectl get -o yaml` prints them: without managedFields (bulk no check reads).
             if let Some(Value::Object(meta)) = m.get_mut("metadata") {
                 meta.remove("managedFields");

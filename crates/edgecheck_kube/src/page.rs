@@ -4,8 +4,8 @@
 
 use std::fmt;
 
+use edgecheck_core::Value;
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde_json::Value;
 
 /// Calls `on_item` with every item of the list in `body`; the continue token, if any. `Err`: the body
 /// is not a list (malformed, wrong types, not JSON) or `on_item` refused an item.

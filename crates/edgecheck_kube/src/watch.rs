@@ -18,10 +18,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use edgecheck_core::Value;
 use edgecheck_core::{LoadProblem, Object, Unchecked};
 use http_body_util::BodyExt as _;
 use kube::api::WatchParams;
-use serde_json::Value;
 use tokio::sync::mpsc;
 
 use crate::{ApiGet, Resource, ScanError, ScanOptions};
@@ -348,8 +348,8 @@ impl KindWatch {
             return Ok(true);
         }
         let Value::Object(o) = &mut object else { return Err(failed(format!("a {kind} event without an object"))) };
-        o.insert("apiVersion".into(), Value::String(self.resource.api_version.clone()));
-        o.insert("kind".into(), Value::String(self.resource.kind.clone()));
+        o.insert("apiVersion".into(), Value::from(self.resource.api_version.clone()));
+        o.insert("kind".into(), Value::from(self.resource.kind.clone()));
         if let Some(Value::Object(meta)) = o.get_mut("metadata") {
             meta.remove("managedFields");
         }

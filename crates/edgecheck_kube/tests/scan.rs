@@ -92,7 +92,7 @@ fn scan_finds_what_lint_finds_on_the_dump() {
         .all(|o| o.source.cluster.as_deref() == Some("test-ctx") && o.source.file.is_none()));
     // Secret values are never kept.
     let secret = s.inventory.objects.iter().find(|o| o.kind.kind == "Secret").expect("the Secret");
-    assert_eq!(secret.value["data"]["cert.pem"], Value::Null);
+    assert_eq!(secret.value["data"]["cert.pem"], edgecheck_core::Value::Null);
     assert!(secret.secret.is_some());
     // Helm's release records are not read (the dump has one: 11 objects there, 10 here).
     assert!(!s.inventory.objects.iter().any(|o| o.name.starts_with("sh.helm.release")));

@@ -268,7 +268,7 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
             Ok(d) => d.into_iter().map(Ok).collect(),
             // JSON has no aliases: a YAML reading that expands too many is reported as such.
             Err(yerr) if yerr.excessive_aliasing => vec![Err(yerr)],
-            Err(yerr) => match serde_json::from_str::<serde_json::Value>(text) {
+            Err(yerr) => match serde_json::from_str::<edgecheck_core::Value>(text) {
                 Ok(value) => vec![Ok(yaml::Document { line: 1, value, lines: LineTable::default() })],
                 Err(e) => {
                     r.problems.push(problem(

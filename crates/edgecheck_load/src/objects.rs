@@ -5,8 +5,8 @@ use std::sync::Arc;
 
 use edgecheck_core::inventory::Build;
 use edgecheck_core::secret::SecretInfo;
+use edgecheck_core::Value;
 use edgecheck_core::{Kind, LineTable, LoadProblem, LoadProblemKind, Object, ObjectRef, Source};
-use serde_json::Value;
 
 use crate::problem;
 
@@ -293,17 +293,17 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
         for (k, v) in data {
             let Some(s) = v.as_str() else { continue };
             if encrypted {
-                values.insert(k.clone(), Vec::new());
+                values.insert(k.to_string(), Vec::new());
                 continue;
             }
             // As the API server decodes it (Go's StdEncoding): neither stricter nor looser.
             match edgecheck_core::go_base64::decode_std(s) {
                 Ok(b) => {
-                    values.insert(k.clone(), b);
+                    values.insert(k.to_string(), b);
                 }
                 // Documentation stand-ins (`...base64 encoded data...`, `<base64>`) are not data yet.
                 Err(_) if edgecheck_core::placeholder::unresolved(s.trim()) => {
-                    values.insert(k.clone(), Vec::new());
+                    values.insert(k.to_string(), Vec::new());
                 }
                 Err(e) => {
                     problems.push(LoadProblem {
@@ -318,7 +318,7 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
                             ),
                         )
                     });
-                    values.insert(k.clone(), Vec::new());
+                    values.insert(k.to_string(), Vec::new());
                 }
             }
         }
@@ -326,10 +326,10 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
     if let Some(Value::Object(data)) = value.get("stringData") {
         for (k, v) in data {
             let s = match v {
-                Value::String(s) => s.clone(),
+                Value::String(s) => s.to_string(),
                 other => other.to_string(),
             };
-            values.insert(k.clone(), s.into_bytes());
+            values.insert(k.to_string(), s.into_bytes());
         }
     }
     let info = SecretInfo::from_values(&secret_type, &values, keep, encrypted);

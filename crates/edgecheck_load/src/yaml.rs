@@ -2,7 +2,7 @@
 //!
 //! A file is split into documents at `---` lines first (a `---` at column 0 always starts a document:
 //! YAML forbids it inside scalar content), so a syntax error in one document does not hide the others,
-//! and each document is converted from yaml-rust2's event stream into a `serde_json::Value` while the
+//! and each document is converted from yaml-rust2's event stream into a [`Value`] while the
 //! line of every mapping key and sequence item is recorded in a [`LineTable`].
 //!
 //! Aliases are expanded (copied) into the value, within the bound the Kubernetes API server's YAML
@@ -14,8 +14,8 @@
 
 use std::collections::HashMap;
 
+use edgecheck_core::value::{Map, Number, Str, Value};
 use edgecheck_core::LineTable;
-use serde_json::{Map, Number, Value};
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
@@ -112,7 +112,7 @@ fn is_blank(chunk: &str) -> bool {
 /// mapping, `items` from `start` for a sequence) and are moved into a container of exactly their size when
 /// it ends: growing each small map and list as it filled left most of their capacity unused.
 enum Frame {
-    Map { start: usize, path: u64, key: Option<(String, u64)>, anchor: usize, nodes: usize },
+    Map { start: usize, path: u64, key: Option<(Str, u64)>, anchor: usize, nodes: usize },
     Seq { start: usize, path: u64, anchor: usize, nodes: usize },
 }
 
@@ -143,7 +143,7 @@ pub fn aliasing_allowed(aliased: usize, nodes: usize) -> bool {
 struct Builder {
     stack: Vec<Frame>,
     /// Key/value pairs of the open mappings, innermost last, in document order (`<<` keys included).
-    entries: Vec<(String, Value)>,
+    entries: Vec<(Str, Value)>,
     /// Items of the open sequences, innermost last.
     items: Vec<Value>,
     /// Anchored values and their node counts.
@@ -199,14 +199,14 @@ impl Builder {
                 self.nodes += 1;
                 if let Some(Frame::Map { key: key @ None, path, .. }) = self.stack.last_mut() {
                     let p = LineTable::key(*path, &s);
-                    *key = Some((s, p));
+                    *key = Some((Str::from(s), p));
                     let line = u32::try_from(m.line()).unwrap_or(u32::MAX).saturating_add(self.offset);
                     self.lines.insert(p, line);
                     return Ok(());
                 }
                 let _ = self.child_path(m);
                 let tagged_str = tag.as_ref().is_some_and(|t| t.suffix == "str");
-                let v = if style == TScalarStyle::Plain && !tagged_str { resolve_plain(s) } else { Value::String(s) };
+                let v = if style == TScalarStyle::Plain && !tagged_str { resolve_plain(s) } else { Value::from(s) };
                 if anchor > 0 {
                     self.anchors.insert(anchor, (v.clone(), 1));
                 }
@@ -246,14 +246,7 @@ impl Builder {
             Event::MappingEnd | Event::SequenceEnd => {
                 let (v, anchor, first) = match self.stack.pop() {
                     Some(Frame::Map { start, anchor, nodes, .. }) => {
-                        let mut map = Map::with_capacity(self.entries.len() - start);
-                        for (k, v) in self.entries.drain(start..) {
-                            if k == "<<" {
-                                merge_into(&mut map, v);
-                            } else {
-                                map.insert(k, v);
-                            }
-                        }
+                        let map = build_map(self.entries.drain(start..).collect());
                         (Value::Object(map), anchor, nodes)
                     }
                     Some(Frame::Seq { start, anchor, nodes, .. }) => {
@@ -266,7 +259,7 @@ impl Builder {
                 }
                 // A complex (non-scalar) mapping key: keep it as its JSON text.
                 if let Some(Frame::Map { key: key @ None, path, .. }) = self.stack.last_mut() {
-                    let k = v.to_string();
+                    let k = Str::from(v.to_string());
                     let p = LineTable::key(*path, &k);
                     *key = Some((k, p));
                     return Ok(());
@@ -279,26 +272,44 @@ impl Builder {
     }
 }
 
-fn merge_into(map: &mut Map<String, Value>, v: Value) {
+/// A mapping from its entries in document order: a repeated key keeps its first place and its last value;
+/// the keys merge keys (`<<`) bring in fill in what the mapping does not set, the first merged mapping first.
+fn build_map(entries: Vec<(Str, Value)>) -> Map {
+    if !entries.iter().any(|(k, _)| k == "<<") {
+        return Map::from_entries(entries);
+    }
+    let (merged, explicit): (Vec<_>, Vec<_>) = entries.into_iter().partition(|(k, _)| k == "<<");
+    let map = Map::from_entries(explicit);
+    let mut seen: std::collections::HashSet<Str> = map.keys().cloned().collect();
+    let mut extra = Vec::new();
+    for (_, v) in merged {
+        merge_into(&mut extra, &mut seen, v);
+    }
+    Map::from_entries(map.into_iter().chain(extra).collect())
+}
+
+fn merge_into(extra: &mut Vec<(Str, Value)>, seen: &mut std::collections::HashSet<Str>, v: Value) {
     match v {
         Value::Object(src) => {
             for (k, v) in src {
-                map.entry(k).or_insert(v);
+                if seen.insert(k.clone()) {
+                    extra.push((k, v));
+                }
             }
         }
         Value::Array(items) => {
             for i in items {
-                merge_into(map, i);
+                merge_into(extra, seen, i);
             }
         }
         _ => {}
     }
 }
 
-fn scalar_key(v: &Value) -> String {
+fn scalar_key(v: &Value) -> Str {
     match v {
         Value::String(s) => s.clone(),
-        other => other.to_string(),
+        other => Str::from(other.to_string()),
     }
 }
 
@@ -555,7 +566,7 @@ fn resolve_plain(s: String) -> Value {
     let b = s.as_bytes();
     let first = b[0];
     if !(first.is_ascii_digit() || first == b'-' || first == b'+' || first == b'.') {
-        return Value::String(s);
+        return Value::from(s);
     }
     if let Some(hex) = s.strip_prefix("0x") {
         if let Ok(n) = i64::from_str_radix(hex, 16) {
@@ -582,7 +593,7 @@ fn resolve_plain(s: String) -> Value {
             }
         }
     }
-    Value::String(s)
+    Value::from(s)
 }
 
 #[cfg(test)]
@@ -617,7 +628,7 @@ mod tests {
         let text = "spec:\n  containers:\n    - name: c\n      args: [\n        \"--auth\", \"none\",\n        \"/config\"\n      ]\n      env:\n        A: b\n    - name: d\n      ports: {\n      http: 80 }\n      after: 1\n";
         let docs: Vec<Document> = parse_documents(text).into_iter().map(|d| d.expect("parses")).collect();
         let d = &docs[0];
-        assert_eq!(d.value["spec"]["containers"][0]["args"], serde_json::json!(["--auth", "none", "/config"]));
+        assert_eq!(d.value["spec"]["containers"][0]["args"], edgecheck_core::json!(["--auth", "none", "/config"]));
         assert_eq!(d.value["spec"]["containers"][0]["env"]["A"], "b");
         assert_eq!(d.value["spec"]["containers"][1]["ports"]["http"], 80);
         assert_eq!(line(d, "spec.containers[0].env"), Some(8), "lines after a re-indented collection stay");
@@ -674,7 +685,7 @@ mod tests {
         assert_eq!(d.value["b"], "80");
         assert_eq!(d.value["c"], true);
         assert!(d.value["d"].is_null());
-        assert_eq!(d.value["e"], 1.5);
+        assert_eq!(d.value["e"].as_f64(), Some(1.5));
         assert_eq!(d.value["f"], "web");
         assert_eq!(d.value["g"], 31);
         assert_eq!(d.value["h"], "12");

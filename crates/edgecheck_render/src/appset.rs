@@ -6,14 +6,14 @@
 //! request and plugin generators, `merge`, selectors, `templatePatch`, template functions) is refused with
 //! the reason, never guessed.
 
-use serde_json::{Map, Value};
+use edgecheck_core::{Map, Value};
 
 /// One parameter set: the flat names fasttemplate reads (`path.basename`) and the tree Go templates read
 /// (`.path.basename`).
 #[derive(Debug, Clone, Default)]
 pub struct Params {
-    flat: Map<String, Value>,
-    tree: Map<String, Value>,
+    flat: Map,
+    tree: Map,
 }
 
 impl Params {
@@ -135,16 +135,16 @@ fn object_params(v: &Value) -> Params {
     p
 }
 
-fn flatten(prefix: &str, v: &Value, out: &mut Map<String, Value>) {
+fn flatten(prefix: &str, v: &Value, out: &mut Map) {
     match v {
         Value::Object(m) => {
             for (k, x) in m {
-                let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+                let key = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
                 flatten(&key, x, out);
             }
         }
         other if !prefix.is_empty() => {
-            out.insert(prefix.to_string(), other.clone());
+            out.insert(prefix.into(), other.clone());
         }
         _ => {}
     }
@@ -167,7 +167,7 @@ fn path_params(dir: &str, file: Option<&str>) -> Params {
     p.flat.insert("path.basename".into(), base.into());
     p.flat.insert("path.basenameNormalized".into(), normalized(base).into());
     for (i, s) in segments.iter().enumerate() {
-        p.flat.insert(format!("path[{i}]"), (*s).into());
+        p.flat.insert(format!("path[{i}]").into(), (*s).into());
     }
     let mut tree = Map::new();
     tree.insert("path".into(), dir.into());
@@ -238,7 +238,7 @@ fn git_params<'a>(git: &Value, checkout: &dyn Fn(&str) -> Option<Checkout<'a>>) 
 /// Renders every string of `v` (keys too, as Argo CD renders the template's JSON text).
 fn render_value(v: &mut Value, p: &Params, go: bool) -> Result<(), Refusal> {
     match v {
-        Value::String(s) => *s = render_str(s, p, go)?,
+        Value::String(s) => *s = render_str(s, p, go)?.into(),
         Value::Array(a) => {
             for x in a {
                 render_value(x, p, go)?;
@@ -248,7 +248,7 @@ fn render_value(v: &mut Value, p: &Params, go: bool) -> Result<(), Refusal> {
             let old = std::mem::take(m);
             for (k, mut x) in old {
                 render_value(&mut x, p, go)?;
-                m.insert(render_str(&k, p, go)?, x);
+                m.insert(render_str(&k, p, go)?.into(), x);
             }
         }
         _ => {}
@@ -258,7 +258,7 @@ fn render_value(v: &mut Value, p: &Params, go: bool) -> Result<(), Refusal> {
 
 fn scalar(v: &Value) -> String {
     match v {
-        Value::String(s) => s.clone(),
+        Value::String(s) => s.to_string(),
         Value::Null => String::new(),
         other => other.to_string(),
     }
@@ -322,7 +322,7 @@ fn go_expr(expr: &str, p: &Params) -> Result<String, Refusal> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use edgecheck_core::json;
     use std::collections::BTreeSet;
 
     fn tree() -> (BTreeSet<String>, BTreeSet<String>) {

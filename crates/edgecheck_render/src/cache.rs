@@ -45,7 +45,7 @@ pub struct Stored {
     kind: String,
     namespace: Option<String>,
     name: String,
-    value: serde_json::Value,
+    value: edgecheck_core::Value,
     file: Option<String>,
     line: Option<u32>,
     root: u64,

@@ -7,7 +7,7 @@
 
 use edgecheck_core::namespaces::join_path;
 use edgecheck_core::Object;
-use serde_json::Value;
+use edgecheck_core::Value;
 
 /// The cluster trees of a repository: (name, directory as files are spelled).
 #[derive(Debug, Clone, Default, PartialEq)]

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 use edgecheck_core::graph::{normalize_rel_path, normalize_repo_url, repo_for_source};
 use edgecheck_core::inventory::NotRendered;
 use edgecheck_core::namespaces::join_path;
+use edgecheck_core::Value;
 use edgecheck_core::{Object, ObjectRef, RepoInfo};
-use serde_json::Value;
 
 use crate::envsubst::Vars;
 
@@ -740,7 +740,7 @@ fn flux_vars(world: &World<'_>, o: &Object, post: &Value) -> Vars {
             Some(data) => {
                 for (k, v) in data {
                     if let Some(v) = v.as_str() {
-                        vars.values.insert(k.clone(), v.to_string());
+                        vars.values.insert(k.to_string(), v.to_string());
                     }
                 }
             }
@@ -750,7 +750,7 @@ fn flux_vars(world: &World<'_>, o: &Object, post: &Value) -> Vars {
     // Inline values win over those from sources.
     for (k, v) in post.get("substitute").and_then(Value::as_object).into_iter().flatten() {
         let v = v.as_str().map_or_else(|| v.to_string(), str::to_string);
-        vars.values.insert(k.clone(), v);
+        vars.values.insert(k.to_string(), v);
     }
     vars
 }

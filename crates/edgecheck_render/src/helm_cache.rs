@@ -6,7 +6,7 @@
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
+use edgecheck_core::Value;
 use sha2::{Digest, Sha256};
 
 use crate::discover::RemoteChart;

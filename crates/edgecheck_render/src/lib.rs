@@ -770,7 +770,7 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object], 
         render::Output::Generated(apps) => {
             // Shown at the ApplicationSet that generates them.
             let file = spec.file.clone().unwrap_or_else(|| spec.name.clone());
-            let text = apps.iter().map(serde_json::Value::to_string).collect::<Vec<_>>().join("\n---\n");
+            let text = apps.iter().map(edgecheck_core::Value::to_string).collect::<Vec<_>>().join("\n---\n");
             let parsed = map::helm(&text, "", &spec.name, Some(&file));
             r.objects = parsed.objects;
             r.problems = parsed.problems;
@@ -911,11 +911,11 @@ fn substitute_documents(text: &str, vars: &envsubst::Vars) -> String {
     out
 }
 
-fn substitute_strings(v: &mut serde_json::Value, vars: &envsubst::Vars) {
+fn substitute_strings(v: &mut edgecheck_core::Value, vars: &envsubst::Vars) {
     match v {
-        serde_json::Value::String(s) => *s = envsubst::substitute(s, vars).text,
-        serde_json::Value::Array(a) => a.iter_mut().for_each(|x| substitute_strings(x, vars)),
-        serde_json::Value::Object(m) => m.values_mut().for_each(|x| substitute_strings(x, vars)),
+        edgecheck_core::Value::String(s) => *s = envsubst::substitute(s, vars).text.into(),
+        edgecheck_core::Value::Array(a) => a.iter_mut().for_each(|x| substitute_strings(x, vars)),
+        edgecheck_core::Value::Object(m) => m.values_mut().for_each(|x| substitute_strings(x, vars)),
         _ => {}
     }
 }

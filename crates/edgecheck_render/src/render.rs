@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use edgecheck_core::inventory::NotRendered;
 use edgecheck_core::namespaces::join_path;
 use edgecheck_core::Build;
-use serde_json::{json, Value};
+use edgecheck_core::{json, Value};
 
 use crate::discover::{HelmSpec, How, Overlay};
 use crate::run::{run, RunError};

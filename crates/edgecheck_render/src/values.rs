@@ -7,8 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 
 use edgecheck_core::inventory::{BuildRecord, ValueSource};
 use edgecheck_core::namespaces::join_path;
+use edgecheck_core::Value;
 use edgecheck_core::{Finding, LineTable};
-use serde_json::Value;
 
 use crate::discover::HelmSpec;
 
@@ -21,7 +21,7 @@ fn keys_of(v: &Value, lines: Option<&LineTable>, prefix: &str, out: &mut BTreeMa
         if out.len() >= MAX_KEYS {
             return;
         }
-        let key = if prefix.is_empty() { k.clone() } else { format!("{prefix}.{k}") };
+        let key = if prefix.is_empty() { k.to_string() } else { format!("{prefix}.{k}") };
         let line = lines.and_then(|t| t.get(LineTable::hash_path(LineTable::ROOT, &key)));
         out.insert(key.clone(), line);
         keys_of(x, lines, &key, out);

@@ -153,7 +153,7 @@ mod tests {
             ),
             namespace: v["metadata"]["namespace"].as_str().map(str::to_string),
             name: v["metadata"]["name"].as_str().unwrap_or_default().into(),
-            value: v,
+            value: v.into(),
             source: edgecheck_core::Source::default(),
             secret: None,
         }

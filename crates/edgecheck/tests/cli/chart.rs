@@ -75,6 +75,7 @@ fn parse_yaml(text: &str) -> Vec<Value> {
         .into_iter()
         .map(|d| d.unwrap_or_else(|e| panic!("rendered YAML does not parse: {e:?}\n{text}")).value)
         .filter(|v| !v.is_null())
+        .map(Value::from)
         .collect()
 }
 

@@ -140,7 +140,7 @@ pub(super) fn pod_state(g: &Graph, pod: ObjId) -> Option<PodState> {
         if let Some(w) = cs.pointer("/state/waiting") {
             let reason = w.get("reason").and_then(|v| v.as_str()).unwrap_or("");
             crash_looping |= reason == "CrashLoopBackOff";
-            let restarts = cs.get("restartCount").and_then(serde_json::Value::as_i64).unwrap_or(0);
+            let restarts = cs.get("restartCount").and_then(edgecheck_core::Value::as_i64).unwrap_or(0);
             lines.push(format!("container {name} waiting: {reason} (restarts: {restarts})"));
         }
         if let Some(t) = cs.pointer("/lastState/terminated") {

@@ -68,7 +68,7 @@ impl BackendProxyNoEndpoints {
                             es.endpoints
                                 .iter()
                                 .filter(|ep| {
-                                    ep.conditions.get("ready").and_then(serde_json::Value::as_bool).unwrap_or(true)
+                                    ep.conditions.get("ready").and_then(edgecheck_core::Value::as_bool).unwrap_or(true)
                                 })
                                 .count()
                         })
@@ -86,7 +86,7 @@ impl BackendProxyNoEndpoints {
                             .status
                             .as_ref()
                             .and_then(|st| st.get("readyReplicas"))
-                            .and_then(serde_json::Value::as_i64);
+                            .and_then(edgecheck_core::Value::as_i64);
                         let zero = v.replicas == Some(0);
                         (zero || (v.status.is_some() && ready.unwrap_or(0) == 0)).then(|| {
                             let wo = cx.graph.obj(w);

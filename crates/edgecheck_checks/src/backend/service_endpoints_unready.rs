@@ -57,7 +57,7 @@ impl ServiceEndpointsUnready {
             for (_, _, s) in &mine {
                 for ep in &s.endpoints {
                     total += 1;
-                    if ep.conditions.get("ready").and_then(serde_json::Value::as_bool) != Some(false) {
+                    if ep.conditions.get("ready").and_then(edgecheck_core::Value::as_bool) != Some(false) {
                         ready += 1;
                     }
                 }

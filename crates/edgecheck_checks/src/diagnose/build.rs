@@ -388,7 +388,9 @@ fn backends(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, route: usize
                     let ready = es
                         .endpoints
                         .iter()
-                        .filter(|ep| ep.conditions.get("ready").and_then(serde_json::Value::as_bool).unwrap_or(true))
+                        .filter(|ep| {
+                            ep.conditions.get("ready").and_then(edgecheck_core::Value::as_bool).unwrap_or(true)
+                        })
                         .count();
                     b.detail(n, format!("{ready} of {} endpoints ready", es.endpoints.len()));
                 }
@@ -607,7 +609,7 @@ fn entry_addresses(graph: &Graph, cx: &PathIndex<'_>, claim: &Claim, entry: Opti
     out
 }
 
-fn lb_addresses(v: Option<&serde_json::Value>) -> Vec<String> {
+fn lb_addresses(v: Option<&edgecheck_core::Value>) -> Vec<String> {
     v.and_then(|a| a.as_array())
         .map(|a| {
             a.iter()
@@ -824,8 +826,8 @@ fn workload_detail(
     port: Option<&PortRef>,
 ) {
     if let Some(st) = &w.status {
-        let ready = st.get("readyReplicas").and_then(serde_json::Value::as_i64);
-        let want = w.replicas.or_else(|| st.get("replicas").and_then(serde_json::Value::as_i64));
+        let ready = st.get("readyReplicas").and_then(edgecheck_core::Value::as_i64);
+        let want = w.replicas.or_else(|| st.get("replicas").and_then(edgecheck_core::Value::as_i64));
         if let Some(want) = want {
             b.detail(n, format!("{} of {want} replicas ready", ready.unwrap_or(0)));
         }

@@ -257,17 +257,19 @@ impl<'g> ClaimIndex<'g> {
     fn paths_of(&self, route: ObjId) -> Vec<String> {
         let o = self.graph.obj(route);
         let mut out: Vec<String> = Vec::new();
-        let arr = |v: Option<&serde_json::Value>| v.and_then(serde_json::Value::as_array).cloned().unwrap_or_default();
+        let arr = |v: Option<&edgecheck_core::Value>| {
+            v.and_then(edgecheck_core::Value::as_array).cloned().unwrap_or_default()
+        };
         for rule in arr(o.value.pointer("/spec/rules")) {
             for p in arr(rule.pointer("/http/paths")) {
-                out.extend(p.get("path").and_then(serde_json::Value::as_str).map(str::to_string));
+                out.extend(p.get("path").and_then(edgecheck_core::Value::as_str).map(str::to_string));
             }
             for m in arr(rule.get("matches")) {
-                out.extend(m.pointer("/path/value").and_then(serde_json::Value::as_str).map(str::to_string));
+                out.extend(m.pointer("/path/value").and_then(edgecheck_core::Value::as_str).map(str::to_string));
             }
         }
         for r in arr(o.value.pointer("/spec/routes")) {
-            let text = r.get("match").and_then(serde_json::Value::as_str).unwrap_or("");
+            let text = r.get("match").and_then(edgecheck_core::Value::as_str).unwrap_or("");
             for key in ["PathPrefix(`", "Path(`"] {
                 for part in text.split(key).skip(1) {
                     out.extend(part.split('`').next().map(str::to_string));
@@ -551,7 +553,7 @@ fn ingress_path_match(path_type: &str, path: &str, request: &str) -> Option<usiz
 }
 
 /// HTTPRoute match: the longest matching path of a rule's matches (no matches = `/` prefix).
-fn route_rule_path_match(matches: &[serde_json::Value], request: &str) -> Option<(usize, String)> {
+fn route_rule_path_match(matches: &[edgecheck_core::Value], request: &str) -> Option<(usize, String)> {
     if matches.is_empty() {
         return Some((1, String::new()));
     }
@@ -599,7 +601,7 @@ mod tests {
 
     #[test]
     fn route_paths() {
-        let m: Vec<serde_json::Value> = serde_json::from_str(
+        let m: Vec<edgecheck_core::Value> = serde_json::from_str(
             r#"[{"path":{"type":"PathPrefix","value":"/api"}},{"path":{"type":"Exact","value":"/login"}}]"#,
         )
         .unwrap_or_default();

@@ -1,7 +1,7 @@
 use edgecheck_core::reasons::is_dns_failure;
 use edgecheck_core::views::ConfigMap;
+use edgecheck_core::Value;
 use edgecheck_core::{Findings, Layer, NodeConfig, Object, ObjectRef, Severity};
-use serde_json::Value;
 
 use crate::framework::{declare_check, CheckContext};
 

@@ -1,6 +1,6 @@
 use edgecheck_core::views::{Application, ExternalSecret};
+use edgecheck_core::Value;
 use edgecheck_core::{Findings, Layer, ObjId, Severity};
-use serde_json::Value;
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -166,7 +166,7 @@ fn missing_defaults(es: &ExternalSecret) -> Vec<Missing> {
     for (i, d) in es.spec.data.iter().enumerate() {
         let Some(r) = d.get("remoteRef").and_then(Value::as_object) else { continue };
         for (k, v) in REMOTE_REF_DEFAULTS {
-            if !r.contains_key(*k) {
+            if !r.contains_key(k) {
                 push(&[s("spec"), s("data"), format!("[{i}]"), s("remoteRef"), s(k)], v);
             }
         }
@@ -175,7 +175,7 @@ fn missing_defaults(es: &ExternalSecret) -> Vec<Missing> {
         for (sub, defaults) in [("extract", REMOTE_REF_DEFAULTS), ("find", FIND_DEFAULTS)] {
             let Some(r) = d.get(sub).and_then(Value::as_object) else { continue };
             for (k, v) in defaults {
-                if !r.contains_key(*k) {
+                if !r.contains_key(k) {
                     push(&[s("spec"), s("dataFrom"), format!("[{i}]"), s(sub), s(k)], v);
                 }
             }

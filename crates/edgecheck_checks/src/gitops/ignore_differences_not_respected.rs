@@ -1,6 +1,6 @@
 use edgecheck_core::views::Application;
+use edgecheck_core::Value;
 use edgecheck_core::{Findings, Layer, Severity};
-use serde_json::Value;
 
 use crate::framework::{declare_check, CheckContext};
 

@@ -3,8 +3,8 @@ use std::collections::BTreeMap;
 use edgecheck_core::graph::EdgeKind;
 use edgecheck_core::kind::K;
 use edgecheck_core::views::{CiliumLbIpPool, Gateway, GatewayClass, Service};
+use edgecheck_core::Value;
 use edgecheck_core::{Findings, Graph, Layer, ObjId, Object, Severity};
-use serde_json::Value;
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -81,7 +81,7 @@ impl CiliumLbPoolMissing {
                 .as_ref()
                 .and_then(|i| i.get("labels"))
                 .and_then(Value::as_object)
-                .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+                .map(|m| m.iter().filter_map(|(k, v)| Some((k.to_string(), v.as_str()?.to_string()))).collect())
                 .unwrap_or_default();
             labels.insert("io.cilium.gateway/owning-gateway".into(), o.name.clone());
             labels.insert("io.kubernetes.service.namespace".into(), ns);
@@ -103,7 +103,7 @@ impl CiliumLbPoolMissing {
                 }
                 let mut labels: BTreeMap<String, String> = o
                     .labels()
-                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_string()))).collect())
+                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.to_string(), v.as_str()?.to_string()))).collect())
                     .unwrap_or_default();
                 labels.insert("io.kubernetes.service.namespace".into(), o.namespace.clone().unwrap_or_default());
                 labels.insert("io.kubernetes.service.name".into(), o.name.clone());

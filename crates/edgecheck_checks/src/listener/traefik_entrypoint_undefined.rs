@@ -2,8 +2,8 @@ use std::collections::BTreeSet;
 
 use edgecheck_core::kind::K;
 use edgecheck_core::views::{TraefikRoute, Workload};
+use edgecheck_core::Value;
 use edgecheck_core::{Findings, Layer, Severity};
-use serde_json::Value;
 
 use crate::framework::{declare_check, CheckContext};
 

@@ -4,8 +4,8 @@
 
 use edgecheck_core::kind::K;
 use edgecheck_core::reasons::layer_for;
+use edgecheck_core::Value;
 use edgecheck_core::{Graph, Layer, ObjId, Object};
-use serde_json::Value;
 
 use super::gateway::parent_key;
 use super::gateway::GatewayModel;
@@ -88,7 +88,7 @@ fn conditions(obj: &Object) -> Vec<LiveCondition> {
         for (i, p) in st.get(key).and_then(Value::as_array).into_iter().flatten().enumerate() {
             let r = p.get("parentRef").or_else(|| p.get("ancestorRef"));
             let pk = r
-                .and_then(|r| serde_json::from_value::<edgecheck_core::views::ParentRef>(r.clone()).ok())
+                .and_then(|r| edgecheck_core::value::from_value::<edgecheck_core::views::ParentRef>(r).ok())
                 .map(|r| parent_key(&r));
             parse(p.get("conditions"), &format!("status.{key}[{i}]"), None, pk.as_ref(), &mut out);
         }

@@ -28,16 +28,16 @@ pub(crate) fn alb_config(graph: &Graph, class: ObjId) -> Option<Result<ObjId, ()
 /// JSON list of `{"PROTOCOL": port}` objects the controller reads.
 pub(crate) fn listen_ports(o: &Object) -> Option<Result<Vec<(String, i64)>, String>> {
     let raw = o.annotation(LISTEN_PORTS)?;
-    let Ok(serde_json::Value::Array(items)) = serde_json::from_str::<serde_json::Value>(raw) else {
+    let Ok(edgecheck_core::Value::Array(items)) = serde_json::from_str::<edgecheck_core::Value>(raw) else {
         return Some(Err(raw.to_string()));
     };
     let mut out = Vec::new();
     for item in items {
-        let serde_json::Value::Object(m) = item else { return Some(Err(raw.to_string())) };
+        let edgecheck_core::Value::Object(m) = item else { return Some(Err(raw.to_string())) };
         for (proto, port) in m {
             let port = port.as_i64().or_else(|| port.as_str().and_then(|s| s.trim().parse().ok()));
             match port {
-                Some(p) => out.push((proto.to_ascii_uppercase(), p)),
+                Some(p) => out.push((proto.as_str().to_ascii_uppercase(), p)),
                 None => return Some(Err(raw.to_string())),
             }
         }

@@ -1,6 +1,6 @@
 use edgecheck_core::kind::{group_of, version_of};
+use edgecheck_core::Value;
 use edgecheck_core::{Findings, Layer, Object, Severity};
-use serde_json::Value;
 
 use crate::framework::{declare_check, CheckContext};
 

@@ -70,9 +70,10 @@ impl IngressClassDefaultMissing {
 /// `traefik`: a k3s node config that does not disable traefik, or a `traefik` HelmChartConfig.
 pub(super) fn k3s_traefik(graph: &edgecheck_core::Graph) -> bool {
     graph.node_configs.iter().filter(|n| n.is_node()).any(|n| {
-        let disabled = |v: &serde_json::Value| v.as_str().is_some_and(|s| s.split(',').any(|x| x.trim() == "traefik"));
+        let disabled =
+            |v: &edgecheck_core::Value| v.as_str().is_some_and(|s| s.split(',').any(|x| x.trim() == "traefik"));
         !match n.value.get("disable") {
-            Some(serde_json::Value::Array(a)) => a.iter().any(disabled),
+            Some(edgecheck_core::Value::Array(a)) => a.iter().any(disabled),
             Some(v) => disabled(v),
             None => false,
         }

@@ -1,7 +1,7 @@
 use edgecheck_core::kind::K;
 use edgecheck_core::views::{Event, ExternalSecret, Workload};
+use edgecheck_core::Value;
 use edgecheck_core::{EdgeKind, Findings, Layer, ObjId, Object, Severity};
-use serde_json::Value;
 
 use crate::framework::{declare_check, CheckContext};
 

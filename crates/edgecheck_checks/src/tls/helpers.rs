@@ -179,7 +179,7 @@ fn scan_hosts(rule: &str) -> Vec<String> {
 /// values (a HelmRelease's `spec.values`, an Argo CD source's `helm.valuesObject` or `helm.values`), and the
 /// `defaultCertificate` of Traefik's `default` TLSStore.
 pub(super) fn default_certificates(graph: &Graph) -> std::collections::HashSet<(String, String)> {
-    use serde_json::Value;
+    use edgecheck_core::Value;
     fn pair(s: &str) -> Option<(String, String)> {
         let (ns, name) = s.trim().trim_matches('"').split_once('/')?;
         (!ns.is_empty() && !name.is_empty() && !name.contains('/')).then(|| (ns.to_string(), name.to_string()))

@@ -1,6 +1,6 @@
 use edgecheck_core::kind::K;
+use edgecheck_core::Value;
 use edgecheck_core::{EdgeKind, Findings, Graph, Layer, Severity, Target};
-use serde_json::Value;
 
 use crate::framework::{declare_check, CheckContext};
 

@@ -492,7 +492,7 @@ impl Graph {
         }
         for o in &self.objects {
             if o.kind.group == "helm.toolkit.fluxcd.io" && o.kind.kind == "HelmRelease" && !was_rendered(o) {
-                let target = o.value.pointer("/spec/targetNamespace").and_then(serde_json::Value::as_str);
+                let target = o.value.pointer("/spec/targetNamespace").and_then(crate::value::Value::as_str);
                 if let Some(ns) = target.or(o.namespace.as_deref()) {
                     out.insert(ns.to_string());
                 }

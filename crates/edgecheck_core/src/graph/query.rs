@@ -203,7 +203,7 @@ impl Graph {
         let mut labels: BTreeMap<String, String> = self
             .obj(id)
             .labels()
-            .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.clone(), v.to_string()))).collect())
+            .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.to_string(), v.to_string()))).collect())
             .unwrap_or_default();
         labels.entry("kubernetes.io/metadata.name".into()).or_insert_with(|| name.to_string());
         Some(labels)

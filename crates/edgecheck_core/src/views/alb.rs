@@ -30,7 +30,7 @@ pub struct AlbListener {
     /// `HTTP`, `HTTPS` or `QUIC`.
     pub protocol: Option<String>,
     /// Certificates given by ID (`CertificateId`, `IsDefault`); kept as raw values.
-    pub certificates: Vec<serde_json::Value>,
+    pub certificates: Vec<crate::value::Value>,
 }
 
 impl AlbConfig {

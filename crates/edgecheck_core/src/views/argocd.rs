@@ -1,7 +1,7 @@
 //! Argo CD Application.
 
+use crate::value::Value;
 use serde::Deserialize;
-use serde_json::Value;
 
 /// An Application.
 #[derive(Debug, Clone, Default, Deserialize)]

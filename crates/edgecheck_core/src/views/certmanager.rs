@@ -1,7 +1,7 @@
 //! cert-manager kinds.
 
+use crate::value::Value;
 use serde::Deserialize;
-use serde_json::Value;
 
 /// A Certificate.
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -20,9 +20,9 @@ pub struct CiliumLbIpPool {
 #[serde(default, rename_all = "camelCase")]
 pub struct CiliumLbIpPoolSpec {
     /// `blocks` (`cidr`, or `start`/`stop`); `cidrs` in older versions. Kept raw.
-    pub blocks: Vec<serde_json::Value>,
+    pub blocks: Vec<crate::value::Value>,
     /// `cidrs` (cilium.io/v2alpha1 spelling).
-    pub cidrs: Vec<serde_json::Value>,
+    pub cidrs: Vec<crate::value::Value>,
     /// Which Services may draw from the pool; absent: all.
     pub service_selector: Option<LabelSelector>,
     /// A disabled pool hands out no new addresses.

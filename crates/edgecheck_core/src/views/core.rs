@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::value::Value;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::PortRef;
 

@@ -1,7 +1,7 @@
 //! External Secrets Operator kinds.
 
+use crate::value::Value;
 use serde::Deserialize;
-use serde_json::Value;
 
 /// An ExternalSecret.
 #[derive(Debug, Clone, Default, Deserialize)]

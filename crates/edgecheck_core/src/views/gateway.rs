@@ -2,8 +2,8 @@
 
 use std::collections::BTreeMap;
 
+use crate::value::Value;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::TypedRef;
 
@@ -35,7 +35,7 @@ fn feature_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<St
         items
             .iter()
             .filter_map(|i| match i {
-                Value::String(s) => Some(s.clone()),
+                Value::String(s) => Some(s.to_string()),
                 Value::Object(m) => m.get("name").and_then(Value::as_str).map(str::to_string),
                 _ => None,
             })

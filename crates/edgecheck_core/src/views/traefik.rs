@@ -1,7 +1,7 @@
 //! Traefik CRDs (traefik.io and the old traefik.containo.us group).
 
+use crate::value::Value;
 use serde::Deserialize;
-use serde_json::Value;
 
 use super::PortRef;
 

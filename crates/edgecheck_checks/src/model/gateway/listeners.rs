@@ -94,7 +94,7 @@ impl GatewayModel {
                         "Selector" => {
                             let sel: views::LabelSelector = allowed
                                 .and_then(|a| a.pointer("/namespaces/selector"))
-                                .and_then(|s| serde_json::from_value(s.clone()).ok())
+                                .and_then(|s| edgecheck_core::value::from_value(s).ok())
                                 .unwrap_or_default();
                             graph.namespace_labels(&ns).is_none_or(|l| sel.matches(&l))
                         }

@@ -12,7 +12,7 @@
 //! is Progressing when it declares `spec.replicas` or a `metadata.generation`, else Healthy.
 
 use edgecheck_core::Object;
-use serde_json::Value;
+use edgecheck_core::Value;
 
 use super::{arr, health, i, opt_i, s, version};
 use crate::model::{Health, HealthStatus};

@@ -9,7 +9,7 @@
 
 use edgecheck_core::kind::K;
 use edgecheck_core::Graph;
-use serde_json::Value;
+use edgecheck_core::Value;
 
 use super::{arr, health, s};
 use crate::model::{Health, HealthStatus};

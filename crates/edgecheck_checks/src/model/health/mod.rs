@@ -49,8 +49,8 @@ mod builtin;
 mod custom;
 mod own;
 
+use edgecheck_core::Value;
 use edgecheck_core::{Graph, Layer, Object};
-use serde_json::Value;
 
 use super::gateway::GatewayModel;
 use super::{Health, HealthStatus};

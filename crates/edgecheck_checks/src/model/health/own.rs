@@ -15,7 +15,7 @@
 //!   counts as ready, as the API says) → Degraded; else Healthy "<n> of <m> endpoints ready".
 
 use edgecheck_core::Object;
-use serde_json::Value;
+use edgecheck_core::Value;
 
 use super::{arr, health, s};
 use crate::model::{Health, HealthStatus};

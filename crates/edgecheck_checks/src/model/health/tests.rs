@@ -4,8 +4,8 @@
 //! `Kind/name` for any namespace, `none` for no health; after the status `own` for edgecheck's own
 //! health and `layer=<layer>` for the expected layer).
 
+use edgecheck_core::json;
 use edgecheck_core::Layer;
-use serde_json::json;
 
 use super::*;
 use crate::model::Model;
@@ -115,7 +115,7 @@ fn fixtures() {
     assert!(checked > 60, "only {checked} objects checked");
 }
 
-fn obj(api_version: &str, kind: &str, body: serde_json::Value) -> Option<Health> {
+fn obj(api_version: &str, kind: &str, body: edgecheck_core::Value) -> Option<Health> {
     let mut v = body;
     v["apiVersion"] = json!(api_version);
     v["kind"] = json!(kind);

@@ -67,11 +67,16 @@ impl fmt::Display for ObjectRef {
 /// Lines of the fields of one document, keyed by a hash of the field's path.
 ///
 /// Paths are hashed incrementally while parsing (see [`LineTable::key`] and [`LineTable::index`]),
-/// so recording a line costs one `u64` per node and a lookup is a binary search.
+/// so recording a line costs one `u64` per node and a lookup is a binary search. Once finished, the table
+/// is two exact-size arrays (12 bytes a node, not the 16 of a padded pair, and no growth slack).
 #[derive(Debug, Default, Clone)]
 pub struct LineTable {
-    entries: Vec<(u64, u32)>,
-    sorted: bool,
+    /// Recorded while building, before [`LineTable::finish`].
+    pending: Vec<(u64, u32)>,
+    /// Sorted path hashes.
+    keys: Box<[u64]>,
+    /// The line of each of `keys`.
+    lines: Box<[u32]>,
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -105,25 +110,28 @@ impl LineTable {
 
     /// Records the line of the node at `path`.
     pub fn insert(&mut self, path: u64, line: u32) {
-        self.entries.push((path, line));
-        self.sorted = false;
+        self.pending.push((path, line));
     }
 
     /// Sorts the table for lookups; call once after the last insert.
     pub fn finish(&mut self) {
-        self.entries.sort_unstable_by_key(|e| e.0);
-        self.entries.dedup_by_key(|e| e.0);
-        self.sorted = true;
+        let mut all = std::mem::take(&mut self.pending);
+        all.extend(self.keys.iter().copied().zip(self.lines.iter().copied()));
+        // Stable: of two records of one path, the first stays (a repeated key keeps its first line).
+        all.sort_by_key(|e| e.0);
+        all.dedup_by_key(|e| e.0);
+        self.keys = all.iter().map(|e| e.0).collect();
+        self.lines = all.iter().map(|e| e.1).collect();
     }
 
     /// The recorded (path hash, line) pairs.
-    pub fn entries(&self) -> &[(u64, u32)] {
-        &self.entries
+    pub fn entries(&self) -> Vec<(u64, u32)> {
+        self.keys.iter().copied().zip(self.lines.iter().copied()).chain(self.pending.iter().copied()).collect()
     }
 
     /// A table of recorded pairs (read back from the render cache), ready for lookups.
     pub fn from_entries(entries: Vec<(u64, u32)>) -> LineTable {
-        let mut t = LineTable { entries, sorted: false };
+        let mut t = LineTable { pending: entries, ..LineTable::default() };
         t.finish();
         t
     }
@@ -131,15 +139,18 @@ impl LineTable {
     /// Moves every recorded line through `f`: lines of a rendered document mapped to the lines of the
     /// template it came from.
     pub fn remap(&mut self, f: impl Fn(u32) -> u32) {
-        for e in &mut self.entries {
+        for e in &mut self.pending {
             e.1 = f(e.1);
+        }
+        for l in self.lines.iter_mut() {
+            *l = f(*l);
         }
     }
 
     /// The line of the node at a hashed path.
     pub fn get(&self, path: u64) -> Option<u32> {
-        debug_assert!(self.sorted || self.entries.is_empty());
-        self.entries.binary_search_by_key(&path, |e| e.0).ok().map(|i| self.entries[i].1)
+        debug_assert!(self.pending.is_empty(), "a line table is finished before lookups");
+        self.keys.binary_search(&path).ok().map(|i| self.lines[i])
     }
 
     /// Hashes a textual path below `root`: `spec.tls[0].secretName`,

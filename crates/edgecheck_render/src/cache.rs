@@ -66,7 +66,7 @@ impl Stored {
             file: o.source.file.clone(),
             line: o.source.line,
             root: o.source.root,
-            lines: o.source.lines.as_ref().map(|l| l.entries().to_vec()).unwrap_or_default(),
+            lines: o.source.lines.as_ref().map(|l| l.entries()).unwrap_or_default(),
             repo_path: o.source.repo_path.clone(),
             build: o.source.build.as_deref().map(str::to_string),
             secret: o.secret.as_deref().cloned(),

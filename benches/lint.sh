@@ -31,7 +31,7 @@ best() { # best wall time in seconds of $runs runs of "$@"
 rows=()
 base_rows=()
 for n in "${counts[@]}"; do
-  apps=$(( (n - 3 + 7) / 8 ))
+  apps=$(( (n - 5 + 7) / 8 ))
   rm -rf "$dir/repo"
   objects=$(./target/release/examples/gen_repo "$dir/repo" "$apps" | awk '{print $1}')
   bytes=$(find "$dir/repo" -type f -name '*.yaml' -printf '%s\n' | awk '{s += $1} END {print s}')

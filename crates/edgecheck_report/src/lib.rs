@@ -112,6 +112,12 @@ pub enum Format {
 }
 
 impl Format {
+    /// True for the formats that list every object (`objects[]` in JSON); the others show counts only, so
+    /// a lint in them does not build the list (#17: a tenth of a large lint's memory).
+    pub fn lists_objects(self) -> bool {
+        self == Format::Json
+    }
+
     /// Parses a format name.
     pub fn parse(s: &str) -> Option<Format> {
         match s {

@@ -175,7 +175,10 @@ impl Part {
     }
 
     /// `objects[]`, with its root and cluster.
-    pub(super) fn objects(&self) -> Vec<edgecheck_checks::ObjectEntry> {
+    pub(super) fn objects(&self, format: Format) -> Vec<edgecheck_checks::ObjectEntry> {
+        if !format.lists_objects() {
+            return Vec::new();
+        }
         let mut objects = self.analysis.object_entries(&self.graph);
         for o in &mut objects {
             o.root.clone_from(&self.root);
@@ -274,7 +277,7 @@ fn analyze(args: &LintArgs, loaded: &config::Loaded, inventory: Inventory, setti
 /// One part reported alone.
 fn emit_part(p: &Part) -> anyhow::Result<u8> {
     let summary = p.analysis.summary(&p.graph);
-    let objects = p.objects();
+    let objects = p.objects(p.settings.format);
     let render_tools = super::builds::tools(&p.graph.rendered);
     let report = Report {
         findings: &p.analysis.findings,
@@ -304,7 +307,7 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
         for p in parts {
             let summary = p.analysis.summary(&p.graph);
             add(&mut total, &summary);
-            let objects = p.objects();
+            let objects = p.objects(format);
             let render_tools = super::builds::tools(&p.graph.rendered);
             let report = Report {
                 findings: &p.analysis.findings,
@@ -361,7 +364,7 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
             d.shift_findings(offset);
             d
         }));
-        objects.extend(p.objects());
+        objects.extend(p.objects(format));
         add(&mut total, &p.analysis.summary(&p.graph));
     }
     let render_tools = super::builds::tools(&rendered);

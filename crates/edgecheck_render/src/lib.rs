@@ -307,43 +307,45 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         .map(|f| f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string()))
         .collect();
     let mut loose: BTreeMap<String, usize> = BTreeMap::new();
-    let mut kept = Vec::with_capacity(files.len());
     foreign_dirs.retain(|d| !d.is_empty());
-    for o in files {
+    // Filtered in place: a second vector of every object would double the largest allocation of a lint.
+    files.retain_mut(|o| {
         let f = o.source.file.as_deref().unwrap_or("");
         if replaced.contains(f) || unfilled.contains(f) {
-            continue;
+            return false;
         }
         let dir = f.rsplit_once('/').map_or("", |(d, _)| d);
         let mine = applied.contains(f) || claimed_files.contains(f) || in_failed.iter().any(|d| under_dir(f, d));
         if !mine && (foreign.contains(f) || foreign_dirs.iter().any(|d| under_dir(f, d)) || foreign_kdirs.contains(dir))
         {
-            continue; // another cluster's
+            return false; // another cluster's
         }
         let of_a_build = applied.contains(f)
             || claimed_files.contains(f)
             || in_failed.iter().any(|d| under_dir(f, d))
             || controller_dirs.contains(dir);
-        if has_builds && !of_a_build && !o.source.example && !is_controller_input(&o) {
+        if has_builds && !of_a_build && !o.source.example && !is_controller_input(o) {
             // A copy of what a build renders never stands in for it or collides with it.
             let same = match &o.namespace {
                 Some(ns) => rendered_ids.contains(&(o.kind.kind.clone(), o.name.clone(), Some(ns.clone()))),
                 None => rendered_names.contains(&(o.kind.kind.clone(), o.name.clone())),
             };
             if same {
-                continue;
+                return false;
             }
             if !objects.is_empty() {
                 *loose.entry(f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string())).or_default() += 1;
-                let mut o = o;
                 o.source.loose = true;
-                kept.push(o);
-                continue;
             }
         }
-        kept.push(o);
+        true
+    });
+    if objects.is_empty() {
+        objects = files;
+    } else {
+        objects.reserve_exact(files.len());
+        objects.extend(files);
     }
-    objects.extend(kept);
     inv.loose = loose.values().sum();
     for (dir, n) in loose {
         problems.push(LoadProblem {

@@ -346,6 +346,21 @@ pub struct Diagnosis {
 }
 
 impl Diagnosis {
+    /// Gives back the room the vectors grew into while the path was built: thousands of diagnoses are
+    /// held until they are reported.
+    pub fn shrink_to_fit(&mut self) {
+        self.chain.shrink_to_fit();
+        self.nodes.shrink_to_fit();
+        for n in &mut self.nodes {
+            n.detail.shrink_to_fit();
+            n.findings.shrink_to_fit();
+        }
+        self.consequences.shrink_to_fit();
+        self.causes.shrink_to_fit();
+        self.also.shrink_to_fit();
+        self.claims.shrink_to_fit();
+    }
+
     /// Moves every finding index by `by`: the diagnosis of findings that now follow `by` others in one list
     /// (several repositories reported together).
     pub fn shift_findings(&mut self, by: usize) {
@@ -416,9 +431,11 @@ pub(crate) fn diagnose_all(graph: &Graph, model: &Model, cx: &PathIndex<'_>, fin
         .map(|t| {
             let mut d = one_verdict(graph, model, cx, findings, &index, t, None);
             if d.verdict == Verdict::Ok {
-                // A healthy host is listed, not drawn: its path is what `trace` shows.
-                d.nodes.clear();
+                // A healthy host is listed, not drawn: its path is what `trace` shows. Dropped, not cleared:
+                // a cleared vector keeps its buffer, the path's size for every healthy host.
+                d.nodes = Vec::new();
             }
+            d.shrink_to_fit();
             d
         })
         .collect();

@@ -197,7 +197,11 @@ impl Graph {
         let edges = &self.edges;
         for inn in &mut self.inn {
             inn.sort_unstable_by_key(|&i| (edges[i].kind, i));
+            inn.shrink_to_fit();
         }
+        // The graph is held for the whole run: the room the vectors grew into is given back.
+        self.out.iter_mut().for_each(Vec::shrink_to_fit);
+        self.edges.shrink_to_fit();
     }
 
     /// [`Graph::each`] over views lent out of the graph.
@@ -639,6 +643,7 @@ impl Graph {
                 }
             }
         }
+        self.edges.reserve_exact(new_edges.len());
         for e in new_edges {
             self.push_edge(e);
         }

@@ -172,10 +172,7 @@ pub(super) fn argocd_tls_mode(graph: &Graph, namespace: Option<&str>, c: &Contai
     let env =
         c.env.iter().find(|e| e.name == "ARGOCD_SERVER_INSECURE").and_then(|e| e.value.as_deref()).and_then(truthy);
     let params_cm = graph.find(K::CONFIG_MAP, namespace, "argocd-cmd-params-cm");
-    let params = params_cm
-        .and_then(|id| graph.view::<ConfigMap>(id))
-        .and_then(|cm| cm.data.get("server.insecure"))
-        .and_then(|v| truthy(v));
+    let params = params_cm.and_then(|id| ConfigMap::get(graph.obj(id), "server.insecure")).and_then(truthy);
     let insecure = args.or(env).or(params).or_else(|| (params_cm.is_some() || graph.complete).then_some(false));
     ArgoTlsMode { insecure, args, env, params, params_cm }
 }

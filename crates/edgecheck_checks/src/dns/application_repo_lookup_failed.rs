@@ -34,8 +34,7 @@ impl ApplicationRepoLookupFailed {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let coredns = cx.graph.find(K::CONFIG_MAP, Some("kube-system"), "coredns");
         let forwards: Vec<String> = coredns
-            .and_then(|id| cx.graph.view::<ConfigMap>(id))
-            .and_then(|cm| cm.data.get("Corefile"))
+            .and_then(|id| ConfigMap::get(cx.graph.obj(id), "Corefile"))
             .map(|c| c.lines().map(str::trim).filter(|l| l.starts_with("forward ")).map(str::to_string).collect())
             .unwrap_or_default();
         for (_, obj, app) in cx.graph.each::<Application>() {

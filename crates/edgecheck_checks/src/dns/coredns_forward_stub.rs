@@ -65,10 +65,10 @@ impl CorednsForwardStub {
             return;
         }
         let configmaps = cx.graph.each::<ConfigMap>();
-        let custom_fixed = configmaps.iter().any(|(_, o, cm)| {
+        let custom_fixed = configmaps.iter().any(|(_, o, _)| {
             o.name == "coredns-custom"
                 && o.namespace.as_deref() == Some("kube-system")
-                && cm.data.values().any(|c| root_forward(c).is_some_and(|t| !t.contains("/etc/resolv.conf")))
+                && ConfigMap::values(o).any(|c| root_forward(c).is_some_and(|t| !t.contains("/etc/resolv.conf")))
         });
         if custom_fixed {
             return;
@@ -76,8 +76,8 @@ impl CorednsForwardStub {
         let coredns =
             configmaps.iter().find(|(_, o, _)| o.name == "coredns" && o.namespace.as_deref() == Some("kube-system"));
         let (subject, forward): (Option<&Object>, String) = match coredns {
-            Some((_, o, cm)) => {
-                let Some(c) = cm.data.get("Corefile") else { return };
+            Some((_, o, _)) => {
+                let Some(c) = ConfigMap::get(o, "Corefile") else { return };
                 match root_forward(c) {
                     Some(t) if t.contains("/etc/resolv.conf") => (Some(*o), t),
                     _ => return,

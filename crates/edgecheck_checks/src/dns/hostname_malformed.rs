@@ -109,11 +109,11 @@ impl HostnameMalformed {
                 }
             }
         }
-        for (_, o, cm) in cx.graph.each::<edgecheck_core::views::ConfigMap>() {
+        for (_, o, _) in cx.graph.each::<edgecheck_core::views::ConfigMap>() {
             if o.name != "argocd-cm" {
                 continue;
             }
-            if let Some(url) = cm.data.get("url") {
+            if let Some(url) = edgecheck_core::views::ConfigMap::get(o, "url") {
                 let rest = url.trim().strip_prefix("https://").or_else(|| url.trim().strip_prefix("http://"));
                 let Some(rest) = rest else { continue };
                 let authority = rest.split('/').next().unwrap_or("");

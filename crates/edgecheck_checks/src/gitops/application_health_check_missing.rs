@@ -49,7 +49,7 @@ impl ApplicationHealthCheckMissing {
             .iter()
             .any(|k| g.ids(*k).iter().any(|id| ARGOCD_PARTS.contains(&g.obj(*id).name.as_str())));
         match cm {
-            Some(id) if has_health_check(g.view::<ConfigMap>(id)) => return,
+            Some(id) if has_health_check(g.obj(id)) => return,
             None if !manages_argocd => return,
             _ => {}
         }
@@ -96,13 +96,12 @@ impl ApplicationHealthCheckMissing {
 }
 
 /// Whether argocd-cm restores the Application health assessment, in either spelling.
-fn has_health_check(cm: Option<&ConfigMap>) -> bool {
-    let Some(cm) = cm else { return false };
-    if cm.data.get(HEALTH_KEY).is_some_and(|v| !v.trim().is_empty()) {
+fn has_health_check(cm: &edgecheck_core::Object) -> bool {
+    if ConfigMap::get(cm, HEALTH_KEY).is_some_and(|v| !v.trim().is_empty()) {
         return true;
     }
     // Pre-1.x style: `resource.customizations: | argoproj.io/Application: {health.lua: ...}`.
-    cm.data.get("resource.customizations").is_some_and(|v| {
+    ConfigMap::get(cm, "resource.customizations").is_some_and(|v| {
         let i = v.find("argoproj.io/Application:");
         i.is_some_and(|i| v[i..].contains("health.lua"))
     })

@@ -58,8 +58,7 @@ impl RepositoryHostKeyMissing {
                 .find(|c| cx.graph.obj(*c).namespace == so.namespace)
                 .or_else(|| (cms.len() == 1).then(|| cms[0]));
             let Some(cm) = cm else { continue };
-            let known =
-                cx.graph.view::<ConfigMap>(cm).and_then(|c| c.data.get("ssh_known_hosts")).cloned().unwrap_or_default();
+            let known = ConfigMap::get(cx.graph.obj(cm), "ssh_known_hosts").map(str::to_string).unwrap_or_default();
             let entries: Vec<&str> =
                 known.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).collect();
             if entries.iter().any(|l| l.starts_with("|1|")) {

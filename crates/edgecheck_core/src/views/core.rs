@@ -332,12 +332,65 @@ pub struct HttpGetAction {
     pub scheme: Option<String>,
 }
 
-/// A ConfigMap.
+/// A ConfigMap. Its `data` is checked to hold strings only (the API server refuses a number or a boolean
+/// there) but not copied: a check reads the few keys it needs from the object ([`ConfigMap::get`]). A
+/// repository's dashboards and scripts in ConfigMaps were otherwise held twice.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct ConfigMap {
-    /// Data.
-    pub data: BTreeMap<String, String>,
+    /// Data (checked, not kept).
+    data: StringsOnly,
+}
+
+impl ConfigMap {
+    /// The string at `data.<key>` of the ConfigMap `o`.
+    pub fn get<'o>(o: &'o crate::Object, key: &str) -> Option<&'o str> {
+        o.value.get("data")?.get(key)?.as_str()
+    }
+
+    /// The strings of `data` of the ConfigMap `o`.
+    pub fn values(o: &crate::Object) -> impl Iterator<Item = &str> {
+        o.value.get("data").and_then(Value::as_object).into_iter().flat_map(|m| m.values().filter_map(Value::as_str))
+    }
+}
+
+/// A map whose values must be strings, read for that and nothing kept.
+#[derive(Debug, Clone, Copy, Default)]
+struct StringsOnly;
+
+impl<'de> Deserialize<'de> for StringsOnly {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<StringsOnly, D::Error> {
+        struct Strings;
+        struct One;
+        impl<'de> serde::de::Visitor<'de> for One {
+            type Value = One;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a string")
+            }
+            fn visit_str<E>(self, _: &str) -> Result<One, E> {
+                Ok(One)
+            }
+        }
+        impl<'de> Deserialize<'de> for One {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<One, D::Error> {
+                d.deserialize_str(One)
+            }
+        }
+        impl<'de> serde::de::Visitor<'de> for Strings {
+            type Value = StringsOnly;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a map")
+            }
+            fn visit_unit<E>(self) -> Result<StringsOnly, E> {
+                Ok(StringsOnly)
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut m: A) -> Result<StringsOnly, A::Error> {
+                while m.next_entry::<serde::de::IgnoredAny, One>()?.is_some() {}
+                Ok(StringsOnly)
+            }
+        }
+        d.deserialize_any(Strings)
+    }
 }
 
 /// An Event (core/v1 or events.k8s.io/v1).

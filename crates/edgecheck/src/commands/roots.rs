@@ -77,10 +77,23 @@ fn has_root_below(dir: &Path, depth: usize) -> bool {
         return false;
     }
     let Ok(entries) = std::fs::read_dir(dir) else { return false };
-    entries.flatten().filter(is_dir).map(|e| e.path()).any(|p| {
-        let hidden = p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with('.'));
-        !hidden && (is_root(&p) || has_root_below(&p, depth + 1))
-    })
+    entries.flatten().filter(is_dir).any(|e| !hidden(&e) && root_or_below(&e.path(), depth + 1))
+}
+
+/// Whether `dir` is a root ([`is_root`]) or has one below it, from one listing of each directory: a repository
+/// of thousands of directories was asked three times per directory whether a marker file exists.
+fn root_or_below(dir: &Path, depth: usize) -> bool {
+    let Ok(entries) = std::fs::read_dir(dir) else { return false };
+    let entries: Vec<std::fs::DirEntry> = entries.flatten().collect();
+    let named = |n: &str| entries.iter().any(|e| e.file_name() == n);
+    if named(".git") || ([".edgecheck.toml", "edgecheck.toml"].iter().any(|n| named(n)) && is_root(dir)) {
+        return true;
+    }
+    depth < MAX_DEPTH && entries.iter().filter(|e| is_dir(e)).any(|e| !hidden(e) && root_or_below(&e.path(), depth + 1))
+}
+
+fn hidden(e: &std::fs::DirEntry) -> bool {
+    e.file_name().to_str().is_some_and(|n| n.starts_with('.'))
 }
 
 /// Whether an entry is a directory (links followed), from the directory listing's own type where it has one:

@@ -521,15 +521,44 @@ fn application(world: &World<'_>, o: &Object) -> Option<Spec> {
     (!b.parts.is_empty()).then_some(b)
 }
 
+const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
+
 fn kustomization_file(dir: &str) -> bool {
-    ["kustomization.yaml", "kustomization.yml", "Kustomization"].iter().any(|f| {
+    KUSTOMIZATION_FILES.iter().any(|f| {
         std::path::Path::new(&join_path(dir, f)).is_file() || (dir.is_empty() && std::path::Path::new(f).is_file())
     })
 }
 
-fn chart_file(dir: &str) -> bool {
-    std::path::Path::new(&join_path(dir, "Chart.yaml")).is_file()
-        || (dir.is_empty() && std::path::Path::new("Chart.yaml").is_file())
+/// The entries of a directory, read once: what an Application's source directory holds decides how the
+/// repo-server builds it (a kustomization, a chart, jsonnet), and thousands of Applications each asked five
+/// questions of the file system.
+struct Listing(Vec<(std::ffi::OsString, bool)>);
+
+impl Listing {
+    /// `None` when `dir` is not a directory that can be read.
+    fn read(dir: &str) -> Option<Listing> {
+        let entries = std::fs::read_dir(if dir.is_empty() { "." } else { dir }).ok()?;
+        let names = entries
+            .flatten()
+            .map(|e| {
+                let file = match e.file_type() {
+                    Ok(t) if t.is_symlink() => e.path().is_file(),
+                    Ok(t) => t.is_file(),
+                    Err(_) => e.path().is_file(),
+                };
+                (e.file_name(), file)
+            })
+            .collect();
+        Some(Listing(names))
+    }
+
+    fn has_file(&self, name: &str) -> bool {
+        self.0.iter().any(|(n, file)| *file && n == name)
+    }
+
+    fn any_name(&self, f: impl Fn(&str) -> bool) -> bool {
+        self.0.iter().any(|(n, _)| n.to_str().is_some_and(&f))
+    }
 }
 
 /// One Application source in a checkout: kustomize, Helm or a directory, as the repo-server decides.
@@ -541,10 +570,8 @@ fn source_part(
     namespace: Option<&str>,
     refs: &BTreeMap<&str, Option<usize>>,
 ) -> Option<How> {
-    if !World::is_dir(dir) {
-        // GIT001 reports the missing path; there is nothing to build.
-        return None;
-    }
+    // GIT001 reports a missing path; there is nothing to build.
+    let listing = Listing::read(dir)?;
     // A config management plugin renders it (or may: a named or discovered plugin), not kustomize or helm.
     if src.get("plugin").is_some() {
         return Some(How::No {
@@ -552,7 +579,7 @@ fn source_part(
             why: NotRendered::Other("a config management plugin renders it; edgecheck runs no plugins".into()),
         });
     }
-    if kustomization_file(dir) {
+    if KUSTOMIZATION_FILES.iter().any(|f| listing.has_file(f)) {
         let k = src.get("kustomize").unwrap_or(&Value::Null);
         let overlay = Overlay {
             name_prefix: s(k, "/namePrefix").map(str::to_string),
@@ -573,15 +600,11 @@ fn source_part(
         };
         return Some(How::Kustomize { dir: dir.to_string(), overlay });
     }
-    if chart_file(dir) {
+    if listing.has_file("Chart.yaml") {
         return argo_helm(world, app, src, dir, namespace, refs);
     }
     let d = src.get("directory").unwrap_or(&Value::Null);
-    let jsonnet = std::fs::read_dir(if dir.is_empty() { "." } else { dir })
-        .into_iter()
-        .flatten()
-        .flatten()
-        .any(|e| e.file_name().to_str().is_some_and(|n| n.ends_with(".jsonnet") || n.ends_with(".libsonnet")));
+    let jsonnet = listing.any_name(|n| n.ends_with(".jsonnet") || n.ends_with(".libsonnet"));
     if jsonnet || d.get("jsonnet").is_some() {
         return Some(How::No {
             what: dir.to_string(),

@@ -125,7 +125,9 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
             }
             // Anything with a manifest's name that is not a directory (links followed) is an input: a
             // dangling link, a FIFO or a device becomes an `Unreadable` problem when it is read.
-            let is_file = !entry.file_type().is_dir() && !entry.path().is_dir();
+            // The walk's own file type (no `stat`), but for links, which are followed.
+            let t = entry.file_type();
+            let is_file = !(t.is_dir() || (t.is_symlink() && entry.path().is_dir()));
             if !is_file || !has_manifest_extension(entry.path()) {
                 continue;
             }

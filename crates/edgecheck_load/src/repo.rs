@@ -2,6 +2,7 @@
 //! Argo CD Application's `repoURL`/`path` can be resolved inside the linted checkout.
 
 use std::collections::BTreeSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use edgecheck_core::{Inventory, LoadProblem, LoadProblemKind, RepoInfo};
@@ -58,21 +59,40 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
         return;
     }
     let _ = files;
+    // Each file is placed once (a file holds several objects), and each directory is resolved once: a file
+    // that is not a link is its resolved directory joined with its name (resolving every file's path again
+    // cost a look at each of its components).
+    let mut dirs: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
+    let mut placed: HashMap<String, Option<(usize, String)>> = HashMap::new();
     for o in &mut inv.objects {
         let Some(f) = o.source.file.as_deref() else {
             continue;
         };
-        let Ok(abs) = Path::new(f).canonicalize() else {
+        if let Some(p) = placed.get(f) {
+            o.source.repo_path.clone_from(p);
             continue;
-        };
-        for (i, r) in repos.iter().enumerate() {
-            if let Ok(rel) = abs.strip_prefix(&r.root) {
-                o.source.repo_path = Some((i, rel.to_string_lossy().replace('\\', "/")));
-                break;
-            }
         }
+        let p = resolve(Path::new(f), &mut dirs).and_then(|abs| {
+            repos.iter().enumerate().find_map(|(i, r)| {
+                abs.strip_prefix(&r.root).ok().map(|rel| (i, rel.to_string_lossy().replace('\\', "/")))
+            })
+        });
+        o.source.repo_path.clone_from(&p);
+        placed.insert(f.to_string(), p);
     }
     inv.repos = repos;
+}
+
+/// The file's absolute path with links resolved, as `canonicalize` gives it, with its directory's resolution
+/// remembered in `dirs`.
+fn resolve(f: &Path, dirs: &mut HashMap<PathBuf, Option<PathBuf>>) -> Option<PathBuf> {
+    let (Some(dir), Some(name)) = (f.parent(), f.file_name()) else { return f.canonicalize().ok() };
+    if std::fs::symlink_metadata(f).ok()?.file_type().is_symlink() {
+        return f.canonicalize().ok();
+    }
+    let dir = if dir.as_os_str().is_empty() { Path::new(".") } else { dir };
+    let resolved = dirs.entry(dir.to_path_buf()).or_insert_with(|| dir.canonicalize().ok());
+    resolved.as_ref().map(|d| d.join(name))
 }
 
 fn find_git_root(start: &Path) -> Option<PathBuf> {

@@ -213,6 +213,7 @@ fn lint_group(
     let t0 = std::time::Instant::now();
     let render_opts = super::builds::options(&args.render, &args.inventory, &loaded)?;
     let (inventory, errors) = edgecheck_load::load_paths(paths, &load_opts);
+    let t_read = t0.elapsed();
     for e in &errors {
         eprintln!("edgecheck: {e}");
     }
@@ -241,7 +242,12 @@ fn lint_group(
         _ => render_opts.cluster.clone(),
     };
     if timings {
-        eprintln!("timings: load {:?}; peak RSS after load {}", t0.elapsed(), peak_rss());
+        eprintln!(
+            "timings: load {:?} (read {t_read:?}, builds {:?}); peak RSS after load {}",
+            t0.elapsed(),
+            t0.elapsed() - t_read,
+            peak_rss()
+        );
     }
     let mut part = analyze(args, &loaded, inventory, settings, label);
     part.cluster = one_cluster;

@@ -240,18 +240,26 @@ impl<K: Into<Str>> FromIterator<(K, Value)> for Map {
     }
 }
 
+/// As [`Map::insert`] of each entry (a key already there takes the new value in its place), in linear time.
 impl<K: Into<Str>> Extend<(K, Value)> for Map {
     fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
-        for (k, v) in iter {
-            self.insert(k.into(), v);
-        }
+        self.entries.extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
+        dedup(&mut self.entries);
     }
 }
 
-/// Maps are equal when they hold the same keys with equal values, in any order (as `serde_json`'s).
+/// Maps are equal when they hold the same keys with equal values, in any order (as `serde_json`'s). Large
+/// maps are compared through a hash index: two copies of a hostile mapping are not compared in quadratic time.
 impl PartialEq for Map {
     fn eq(&self, other: &Map) -> bool {
-        self.len() == other.len() && self.iter().all(|(k, v)| other.get(k) == Some(v))
+        if self.len() != other.len() {
+            return false;
+        }
+        if self.len() <= SCAN_LIMIT {
+            return self.iter().all(|(k, v)| other.get(k) == Some(v));
+        }
+        let index: std::collections::HashMap<&str, &Value> = other.iter().map(|(k, v)| (k.as_str(), v)).collect();
+        self.iter().all(|(k, v)| index.get(k.as_str()) == Some(&v))
     }
 }
 
@@ -640,35 +648,18 @@ impl From<bool> for Value {
     }
 }
 
-impl From<i64> for Value {
-    fn from(n: i64) -> Value {
-        Value::Number(n.into())
-    }
+/// Numbers of every integer type the code base writes into values.
+macro_rules! from_integer {
+    ($($t:ty),*) => {$(
+        impl From<$t> for Value {
+            fn from(n: $t) -> Value {
+                Value::Number(n.into())
+            }
+        }
+    )*};
 }
 
-impl From<u64> for Value {
-    fn from(n: u64) -> Value {
-        Value::Number(n.into())
-    }
-}
-
-impl From<i32> for Value {
-    fn from(n: i32) -> Value {
-        Value::Number(n.into())
-    }
-}
-
-impl From<u32> for Value {
-    fn from(n: u32) -> Value {
-        Value::Number(n.into())
-    }
-}
-
-impl From<usize> for Value {
-    fn from(n: usize) -> Value {
-        Value::Number(n.into())
-    }
-}
+from_integer!(i64, u64, i32, u32, usize);
 
 impl From<Map> for Value {
     fn from(m: Map) -> Value {
@@ -1073,6 +1064,25 @@ mod tests {
         }
         let parsed: Value = serde_json::from_str(r#"{"a": 1, "b": 2, "a": 3}"#).unwrap();
         assert_eq!(parsed.to_string(), r#"{"a":3,"b":2}"#);
+    }
+
+    #[test]
+    fn extend_replaces_in_place_and_large_maps_compare_in_any_order() {
+        let mut m: Map = [("a", Value::from(1)), ("b", Value::from(2))].into_iter().collect();
+        m.extend([("b", Value::from("new")), ("c", Value::Null)]);
+        assert_eq!(Value::Object(m).to_string(), r#"{"a":1,"b":"new","c":null}"#);
+        for n in [3usize, 100] {
+            let forward: Map = (0..n).map(|i| (format!("k{i}"), Value::from(i))).collect();
+            let backward: Map = (0..n).rev().map(|i| (format!("k{i}"), Value::from(i))).collect();
+            assert_eq!(forward, backward, "{n} keys in another order");
+            let mut other = backward.clone();
+            other.insert("k0".into(), Value::from("x"));
+            assert_ne!(forward, other, "{n} keys, one value differs");
+            let mut renamed = backward;
+            renamed.remove("k0");
+            renamed.insert("z".into(), Value::from(0));
+            assert_ne!(forward, renamed, "{n} keys, one key differs");
+        }
     }
 
     #[test]

@@ -6,6 +6,7 @@
 //! request and plugin generators, `merge`, selectors, `templatePatch`, template functions) is refused with
 //! the reason, never guessed.
 
+use edgecheck_core::value::Str;
 use edgecheck_core::{Map, Value};
 
 /// One parameter set: the flat names fasttemplate reads (`path.basename`) and the tree Go templates read
@@ -130,12 +131,14 @@ fn object_params(v: &Value) -> Params {
     let mut p = Params::default();
     if let Some(m) = v.as_object() {
         p.tree = m.clone();
-        flatten("", v, &mut p.flat);
+        let mut flat = Vec::new();
+        flatten("", v, &mut flat);
+        p.flat = flat.into_iter().collect();
     }
     p
 }
 
-fn flatten(prefix: &str, v: &Value, out: &mut Map) {
+fn flatten(prefix: &str, v: &Value, out: &mut Vec<(Str, Value)>) {
     match v {
         Value::Object(m) => {
             for (k, x) in m {
@@ -144,7 +147,7 @@ fn flatten(prefix: &str, v: &Value, out: &mut Map) {
             }
         }
         other if !prefix.is_empty() => {
-            out.insert(prefix.into(), other.clone());
+            out.push((prefix.into(), other.clone()));
         }
         _ => {}
     }
@@ -245,11 +248,12 @@ fn render_value(v: &mut Value, p: &Params, go: bool) -> Result<(), Refusal> {
             }
         }
         Value::Object(m) => {
-            let old = std::mem::take(m);
-            for (k, mut x) in old {
+            let mut entries = Vec::with_capacity(m.len());
+            for (k, mut x) in std::mem::take(m) {
                 render_value(&mut x, p, go)?;
-                m.insert(render_str(&k, p, go)?.into(), x);
+                entries.push((render_str(&k, p, go)?.into(), x));
             }
+            *m = Map::from_entries(entries);
         }
         _ => {}
     }

@@ -30,18 +30,8 @@ fn bad_probe_options_are_usage_errors() {
 /// port and the root's PEM.
 fn https_server() -> (u16, String) {
     use std::io::{Read as _, Write as _};
-    use std::sync::Arc;
-    let _ = rustls::crypto::ring::default_provider().install_default();
     let pki = crate::support::pki("Test Root", &["shop.test"]);
-    let mut cfg = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![pki.leaf_der.clone().into()],
-            rustls::pki_types::PrivateKeyDer::Pkcs8(pki.key_der.clone().into()),
-        )
-        .expect("server config");
-    cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let cfg = Arc::new(cfg);
+    let cfg = pki.server_config();
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     let port = l.local_addr().expect("addr").port();
     std::thread::spawn(move || {

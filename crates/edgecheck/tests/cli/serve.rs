@@ -24,16 +24,7 @@ fn pki() -> Pki {
 
 /// A loopback HTTPS server answering 200 until `stop` is set; then its port refuses connections.
 fn https_server(p: &Pki) -> (u16, Arc<AtomicBool>) {
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    let mut cfg = rustls::ServerConfig::builder()
-        .with_no_client_auth()
-        .with_single_cert(
-            vec![p.leaf_der.clone().into()],
-            rustls::pki_types::PrivateKeyDer::Pkcs8(p.key_der.clone().into()),
-        )
-        .expect("server config");
-    cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
-    let cfg = Arc::new(cfg);
+    let cfg = p.server_config();
     let l = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
     l.set_nonblocking(true).expect("nonblocking");
     let port = l.local_addr().expect("addr").port();

@@ -114,6 +114,22 @@ pub fn pki(root_name: &str, names: &[&str]) -> Pki {
     }
 }
 
+impl Pki {
+    /// A TLS server configuration serving the leaf over HTTP/1.1 (the ring provider installed).
+    pub fn server_config(&self) -> std::sync::Arc<rustls::ServerConfig> {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let mut cfg = rustls::ServerConfig::builder()
+            .with_no_client_auth()
+            .with_single_cert(
+                vec![self.leaf_der.clone().into()],
+                rustls::pki_types::PrivateKeyDer::Pkcs8(self.key_der.clone().into()),
+            )
+            .expect("server config");
+        cfg.alpn_protocols = vec![b"http/1.1".to_vec()];
+        std::sync::Arc::new(cfg)
+    }
+}
+
 /// The files of the findings with `code`, in report order.
 pub fn files_with(v: &serde_json::Value, code: &str) -> Vec<String> {
     v["findings"]

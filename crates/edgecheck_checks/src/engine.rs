@@ -316,6 +316,13 @@ impl Analysis {
     /// `objects[]`: every loaded object of a kind edgecheck understands (first occurrences), in load order.
     pub fn object_entries(&self, graph: &Graph) -> Vec<ObjectEntry> {
         let mut out = Vec::with_capacity(graph.objects.len() - graph.duplicates.len());
+        self.each_object_entry(graph, |e| out.push(e));
+        out
+    }
+
+    /// The entries of [`Analysis::object_entries`] one at a time, so that a report can write each as it is
+    /// made instead of holding the list.
+    pub fn each_object_entry(&self, graph: &Graph, mut f: impl FnMut(ObjectEntry)) {
         let dup: std::collections::HashSet<usize> = graph.duplicates.iter().map(|(d, _)| d.0).collect();
         // Listener states by owner, sorted: each object's are one range, found by binary search (a scan of
         // every listener per object was O(objects × listeners)).
@@ -335,7 +342,7 @@ impl Analysis {
                 .collect();
             let order = listener_order(o);
             listeners.sort_by_key(|(n, _)| order.iter().position(|x| x == n).unwrap_or(usize::MAX));
-            out.push(ObjectEntry {
+            f(ObjectEntry {
                 object: o.to_ref(),
                 file: o.source.file.clone(),
                 build: o.source.build.as_deref().map(str::to_string),
@@ -347,7 +354,6 @@ impl Analysis {
                 listeners,
             });
         }
-        out
     }
 }
 

@@ -120,8 +120,16 @@ pub struct CertInfo {
     pub ca_issuers: Vec<String>,
     /// The subject public key (the bit string of SubjectPublicKeyInfo); public.
     pub public_key: Vec<u8>,
-    /// The raw DER, kept to verify signatures along a chain.
-    pub der: Vec<u8>,
+}
+
+/// True when the certificate `issuer` (DER) signed the certificate `der`. A [`CertInfo`] keeps no DER
+/// (a large repository's Secrets would hold every certificate twice): the caller that checks signatures
+/// along a chain (the probe, on what a server sent) has it.
+pub fn signed_by(der: &[u8], issuer: &[u8]) -> bool {
+    let (Ok((_, me)), Ok((_, them))) = (X509Certificate::from_der(der), X509Certificate::from_der(issuer)) else {
+        return false;
+    };
+    me.issuer() == them.subject() && me.verify_signature(Some(them.public_key())).is_ok()
 }
 
 impl CertInfo {
@@ -138,7 +146,6 @@ impl CertInfo {
             sha256: hex(&Sha256::digest(der), ":"),
             signature_algorithm: signature_name(&cert.signature_algorithm.algorithm.to_id_string()),
             public_key: cert.public_key().subject_public_key.data.to_vec(),
-            der: der.to_vec(),
             ..CertInfo::default()
         };
         match cert.public_key().parsed() {
@@ -195,23 +202,13 @@ impl CertInfo {
 
     /// True when `issuer` is this certificate's issuer by the rules clients use to build a path: its
     /// subject is this certificate's issuer name and, where both carry them, its subject key id is this
-    /// certificate's authority key id. Cheap (no signature check); see [`CertInfo::signed_by`].
+    /// certificate's authority key id. Cheap (no signature check); see [`signed_by`].
     pub fn issued_by(&self, issuer: &CertInfo) -> bool {
         self.issuer == issuer.subject
             && match (&self.authority_key_id, &issuer.subject_key_id) {
                 (Some(aki), Some(ski)) => aki == ski,
                 _ => true,
             }
-    }
-
-    /// True when `issuer` signed this certificate.
-    pub fn signed_by(&self, issuer: &CertInfo) -> bool {
-        let (Ok((_, me)), Ok((_, them))) =
-            (X509Certificate::from_der(&self.der), X509Certificate::from_der(&issuer.der))
-        else {
-            return false;
-        };
-        me.issuer() == them.subject() && me.verify_signature(Some(them.public_key())).is_ok()
     }
 
     /// The names the certificate is valid for: SAN DNS names, or the CN when there is no SAN

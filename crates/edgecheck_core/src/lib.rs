@@ -15,6 +15,7 @@ pub mod implementation;
 pub mod ingress;
 pub mod inventory;
 pub mod kind;
+pub mod labels;
 pub mod layer;
 pub mod namespaces;
 pub mod object;

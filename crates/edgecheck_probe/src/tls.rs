@@ -128,8 +128,10 @@ pub(crate) fn analyze(rec: &Record, host: &str, now: i64) -> (Vec<ServedCert>, b
             Error::InvalidCertificate(ce) => match ce {
                 CertificateError::UnknownIssuer => {
                     if let Some(l) = leaf {
-                        let issuer_served =
-                            infos.iter().skip(1).flatten().any(|c| c.subject == l.issuer || l.signed_by(c));
+                        let issuer_served = infos.iter().zip(&rec.chain).skip(1).any(|(c, der)| {
+                            c.as_ref().is_some_and(|c| c.subject == l.issuer)
+                                || edgecheck_core::cert::signed_by(&rec.chain[0], der)
+                        });
                         if l.self_signed || l.subject == l.issuer {
                             problems.push(VerifyProblem::SelfSigned { subject: l.subject.clone() });
                         } else if !issuer_served {

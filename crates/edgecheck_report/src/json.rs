@@ -242,11 +242,22 @@ impl Serialize for Findings<'_> {
     }
 }
 
-struct Objects<'a>(&'a [ObjectEntry]);
+struct Objects<'a>(&'a dyn crate::ObjectSource);
 
 impl Serialize for Objects<'_> {
     fn serialize<S: Serializer>(&self, ser: S) -> Result<S::Ok, S::Error> {
-        ser.collect_seq(self.0.iter().map(ObjectJson))
+        use serde::ser::SerializeSeq as _;
+        let mut seq = ser.serialize_seq(None)?;
+        let mut failed = None;
+        self.0.each(&mut |o| {
+            if failed.is_none() {
+                failed = seq.serialize_element(&ObjectJson(o)).err();
+            }
+        });
+        match failed {
+            Some(e) => Err(e),
+            None => seq.end(),
+        }
     }
 }
 

@@ -43,8 +43,8 @@ pub use text::{render_concise, render_text};
 pub struct Report<'a> {
     /// Findings, in output order.
     pub findings: &'a [Finding],
-    /// `objects[]`.
-    pub objects: &'a [ObjectEntry],
+    /// `objects[]` (only JSON shows it): a list, or entries made one at a time as they are written.
+    pub objects: &'a dyn ObjectSource,
     /// Counts.
     pub summary: &'a Summary,
     /// The edgecheck version, for JSON's `tool` and SARIF's `tool.driver`.
@@ -60,6 +60,25 @@ pub struct Report<'a> {
     pub trace: bool,
     /// What the probe saw (`probe`): `probe -v` text shows each endpoint's, JSON has them as `observations`.
     pub observations: &'a [edgecheck_core::observation::TargetObservation],
+}
+
+/// Where `objects[]` comes from. A lint of a large repository has an entry per object; [`ObjectSource::each`]
+/// lets the caller make each one as it is written instead of holding the whole list (#17).
+pub trait ObjectSource: std::fmt::Debug {
+    /// Calls `f` with each entry, in order.
+    fn each(&self, f: &mut dyn FnMut(&ObjectEntry));
+}
+
+impl ObjectSource for [ObjectEntry] {
+    fn each(&self, f: &mut dyn FnMut(&ObjectEntry)) {
+        self.iter().for_each(f);
+    }
+}
+
+impl ObjectSource for Vec<ObjectEntry> {
+    fn each(&self, f: &mut dyn FnMut(&ObjectEntry)) {
+        self.iter().for_each(f);
+    }
 }
 
 /// How the human text is laid out.

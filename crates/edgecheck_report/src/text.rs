@@ -132,7 +132,7 @@ pub(crate) fn findings_block(findings: &[Finding], style: &Style) -> String {
     let summary = edgecheck_checks::Summary::default();
     let r = Report {
         findings,
-        objects: &[],
+        objects: &Vec::new(),
         summary: &summary,
         version: "",
         render_tools: &[],
@@ -427,7 +427,7 @@ spec:
         let summary = edgecheck_checks::Summary { objects: 3, errors: 1, files: 1, ..Default::default() };
         f(&Report {
             findings: &findings,
-            objects: &[],
+            objects: &Vec::new(),
             summary: &summary,
             version: "t",
             group_by_object: false,

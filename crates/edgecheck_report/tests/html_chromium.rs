@@ -166,7 +166,7 @@ fn page(d: &Diagnosis) -> String {
     let diagnoses = [d.clone()];
     let report = Report {
         findings: &findings,
-        objects: &[],
+        objects: &Vec::new(),
         summary: &summary,
         version: "test",
         group_by_object: false,

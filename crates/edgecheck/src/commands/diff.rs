@@ -332,7 +332,7 @@ pub fn run(args: &LintArgs, color: ColorChoice) -> anyhow::Result<u8> {
             // The CI formats annotate what the change introduces.
             let r = Report {
                 findings: &introduced,
-                objects: &[],
+                objects: &Vec::new(),
                 summary: &total,
                 version,
                 render_tools: &render_tools,

@@ -174,17 +174,46 @@ impl Part {
         }
     }
 
-    /// `objects[]`, with its root and cluster.
-    pub(super) fn objects(&self, format: Format) -> Vec<edgecheck_checks::ObjectEntry> {
-        if !format.lists_objects() {
-            return Vec::new();
+    /// `objects[]`, with its root and cluster: made as the report is written (none for a format that does
+    /// not show it).
+    pub(super) fn objects(&self, format: Format) -> PartObjects<'_> {
+        PartObjects { part: self, listed: format.lists_objects() }
+    }
+}
+
+/// A part's `objects[]`, entry by entry (a large lint does not hold the list).
+pub(super) struct PartObjects<'a> {
+    part: &'a Part,
+    listed: bool,
+}
+
+impl std::fmt::Debug for PartObjects<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PartObjects").field("label", &self.part.label).field("listed", &self.listed).finish()
+    }
+}
+
+/// Several parts' `objects[]`, in part order.
+#[derive(Debug)]
+struct PartsObjects<'a>(Vec<PartObjects<'a>>);
+
+impl edgecheck_report::ObjectSource for PartsObjects<'_> {
+    fn each(&self, f: &mut dyn FnMut(&edgecheck_checks::ObjectEntry)) {
+        self.0.iter().for_each(|p| edgecheck_report::ObjectSource::each(p, f));
+    }
+}
+
+impl edgecheck_report::ObjectSource for PartObjects<'_> {
+    fn each(&self, f: &mut dyn FnMut(&edgecheck_checks::ObjectEntry)) {
+        if !self.listed {
+            return;
         }
-        let mut objects = self.analysis.object_entries(&self.graph);
-        for o in &mut objects {
-            o.root.clone_from(&self.root);
-            o.cluster.clone_from(&self.cluster);
-        }
-        objects
+        let p = self.part;
+        p.analysis.each_object_entry(&p.graph, |mut o| {
+            o.root.clone_from(&p.root);
+            o.cluster.clone_from(&p.cluster);
+            f(&o);
+        });
     }
 }
 
@@ -359,7 +388,7 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
     }
     let mut findings = Vec::new();
     let mut diagnoses = Vec::new();
-    let mut objects = Vec::new();
+    let mut objects = PartsObjects(Vec::new());
     let mut total = edgecheck_checks::Summary::default();
     let mut rendered = Vec::new();
     for p in parts {
@@ -370,7 +399,7 @@ fn emit_parts(parts: &[Part], format: Format) -> anyhow::Result<()> {
             d.shift_findings(offset);
             d
         }));
-        objects.extend(p.objects(format));
+        objects.0.push(p.objects(format));
         add(&mut total, &p.analysis.summary(&p.graph));
     }
     let render_tools = super::builds::tools(&rendered);

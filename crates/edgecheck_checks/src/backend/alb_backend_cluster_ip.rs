@@ -102,7 +102,7 @@ impl AlbBackendClusterIp {
                         .edges_from_kind(ev, EdgeKind::Involves)
                         .next()
                         .and_then(|e| match &e.to {
-                            Target::Missing(r) => Some(r.clone()),
+                            Target::Missing(r) => Some((**r).clone()),
                             Target::Found(_) => None,
                         })
                         .unwrap_or_else(|| eo.to_ref()),

@@ -178,7 +178,7 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
         if let Some(v) = sobj.annotation(key) {
             let speaks = scheme(v)?;
             let mut x = ann(sobj, key, v, speaks);
-            x.field = e.field.clone();
+            x.field = e.field.to_string();
             return Some(x);
         }
         if g.ingress_owner(e.from).is_some_and(|o| o.is(edgecheck_core::ingress::TRAEFIK)) {
@@ -226,7 +226,7 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
             return Some(Expect {
                 speaks: Speaks::Tls,
                 evidence: format!("{} targets {}", po.to_ref(), sobj.to_ref()),
-                field: e.field.clone(),
+                field: e.field.to_string(),
                 from_443: false,
             });
         }
@@ -234,7 +234,7 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
             return Some(Expect {
                 speaks: Speaks::Tls,
                 evidence: format!("{} originates TLS to {}", dr, sobj.to_ref()),
-                field: e.field.clone(),
+                field: e.field.to_string(),
                 from_443: false,
             });
         }
@@ -242,7 +242,7 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
             return Some(Expect {
                 speaks: Speaks::H2c,
                 evidence: format!("{} port {} appProtocol: kubernetes.io/h2c", sobj.to_ref(), sp.port),
-                field: e.field.clone(),
+                field: e.field.to_string(),
                 from_443: false,
             });
         }
@@ -250,7 +250,7 @@ fn expectation(g: &Graph, e: &Edge, from: &Object, sobj: &Object, sp: &ServicePo
         return Some(Expect {
             speaks,
             evidence: format!("{} without BackendTLSPolicy: the Gateway speaks {what}", from.kind),
-            field: e.field.clone(),
+            field: e.field.to_string(),
             from_443: false,
         });
     }
@@ -267,14 +267,14 @@ fn traefik_default(e: &Edge, sp: &ServicePort, what: &str) -> Expect {
                 sp.port,
                 sp.name.as_deref().map(|n| format!(" (`{n}`)")).unwrap_or_default()
             ),
-            field: e.field.clone(),
+            field: e.field.to_string(),
             from_443: true,
         };
     }
     Expect {
         speaks: Speaks::Plain,
         evidence: format!("{what}: Traefik speaks plain HTTP"),
-        field: e.field.clone(),
+        field: e.field.to_string(),
         from_443: false,
     }
 }

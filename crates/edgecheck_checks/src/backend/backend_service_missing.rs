@@ -56,7 +56,7 @@ impl BackendServiceMissing {
                     from.to_ref()
                 ))
                 .evidence(format!("{}: {}", e.field, svc.name))
-                .related(svc.clone());
+                .related((**svc).clone());
             for (jid, job) in failed_jobs(cx, svc.namespace.as_deref()) {
                 f = f
                     .evidence(format!("{} failed: {job}", cx.graph.obj(jid).to_ref()))

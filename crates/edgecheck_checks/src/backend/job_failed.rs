@@ -57,7 +57,7 @@ impl JobFailed {
                 .iter()
                 .filter(|e| e.kind == EdgeKind::Backend)
                 .filter_map(|e| match &e.to {
-                    Target::Missing(r) if r.namespace == job.namespace => Some(r.clone()),
+                    Target::Missing(r) if r.namespace == job.namespace => Some((**r).clone()),
                     _ => None,
                 })
                 .collect();

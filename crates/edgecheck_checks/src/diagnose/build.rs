@@ -178,7 +178,7 @@ impl Builder<'_> {
                 }
                 self.add(role, layer, branch, Some(parent), What::Found(*id, label.to_string()))
             }
-            Target::Missing(r) => self.add(role, layer, branch, Some(parent), What::Missing(r.clone())),
+            Target::Missing(r) => self.add(role, layer, branch, Some(parent), What::Missing((**r).clone())),
         }
     }
 
@@ -425,7 +425,7 @@ fn secret_delivery(b: &mut Builder<'_>, cx: &PathIndex<'_>, workloads: &[usize],
             seen.push(s);
             let to = match graph.find(edgecheck_core::kind::K::SECRET, ns.as_deref(), s) {
                 Some(id) => Target::Found(id),
-                None => Target::Missing(ObjectRef::new(edgecheck_core::kind::K::SECRET, ns.as_deref(), s)),
+                None => Target::Missing(Box::new(ObjectRef::new(edgecheck_core::kind::K::SECRET, ns.as_deref(), s))),
             };
             let n = b.target(Role::Secret, Layer::Secrets, Branch::Secrets, w, &to, "");
             producers(b, cx, n, ns.as_deref(), s, t);
@@ -625,7 +625,7 @@ fn tls(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, t: &TraceTarget, 
         RouteKind::Ingress | RouteKind::TraefikHttp | RouteKind::TraefikTcp => cx
             .edges_under(claim.route, EdgeKind::TlsSecret, &claim.tls_fields)
             .into_iter()
-            .filter(|e| claim.tls_fields.contains(&e.field))
+            .filter(|e| claim.tls_fields.iter().any(|f| *f == e.field))
             .cloned()
             .collect(),
         _ => match claim.listeners.first() {

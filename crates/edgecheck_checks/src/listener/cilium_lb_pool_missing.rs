@@ -1,4 +1,4 @@
-use std::collections::BTreeMap;
+use edgecheck_core::labels::Labels;
 
 use edgecheck_core::graph::EdgeKind;
 use edgecheck_core::kind::K;
@@ -75,17 +75,17 @@ impl CiliumLbPoolMissing {
                 continue;
             }
             let ns = o.namespace.clone().unwrap_or_default();
-            let mut labels: BTreeMap<String, String> = gw
+            let mut labels: Labels = gw
                 .spec
                 .infrastructure
                 .as_ref()
                 .and_then(|i| i.get("labels"))
                 .and_then(Value::as_object)
-                .map(|m| m.iter().filter_map(|(k, v)| Some((k.to_string(), v.as_str()?.to_string()))).collect())
+                .map(|m| m.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_str()?))).collect())
                 .unwrap_or_default();
-            labels.insert("io.cilium.gateway/owning-gateway".into(), o.name.clone());
-            labels.insert("io.kubernetes.service.namespace".into(), ns);
-            labels.insert("io.kubernetes.service.name".into(), format!("cilium-gateway-{}", o.name));
+            labels.insert("io.cilium.gateway/owning-gateway", o.name.as_str());
+            labels.insert("io.kubernetes.service.namespace", ns);
+            labels.insert("io.kubernetes.service.name", format!("cilium-gateway-{}", o.name));
             let why = format!(
                 "GatewayClass `{}` is Cilium's and makes a {service_type} Service for the Gateway",
                 cx.graph.obj(class).name
@@ -101,12 +101,12 @@ impl CiliumLbPoolMissing {
                 {
                     continue;
                 }
-                let mut labels: BTreeMap<String, String> = o
+                let mut labels: Labels = o
                     .labels()
-                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.to_string(), v.as_str()?.to_string()))).collect())
+                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_str()?))).collect())
                     .unwrap_or_default();
-                labels.insert("io.kubernetes.service.namespace".into(), o.namespace.clone().unwrap_or_default());
-                labels.insert("io.kubernetes.service.name".into(), o.name.clone());
+                labels.insert("io.kubernetes.service.namespace", o.namespace.as_deref().unwrap_or_default());
+                labels.insert("io.kubernetes.service.name", o.name.as_str());
                 subjects.push(Subject {
                     o,
                     path: "spec.type",
@@ -163,7 +163,7 @@ struct Subject<'a> {
     /// The field the finding points at.
     path: &'static str,
     /// The labels of the Service a pool's `serviceSelector` is matched against.
-    labels: BTreeMap<String, String>,
+    labels: Labels,
     /// Why it needs one, as evidence.
     why: String,
     /// The repository holds its Cilium GatewayClass (so it manages what Cilium needs for it).

@@ -74,7 +74,7 @@ impl IngressClassMissing {
                         )
                     })
                     .evidence(format!("{}: {}", e.field, r.name))
-                    .related(r.clone());
+                    .related((**r).clone());
                 f = if known.is_empty() {
                     f.evidence("no IngressClass in the inputs")
                 } else {

@@ -55,7 +55,7 @@ impl IngressClassParametersMissing {
                         r.kind,
                         if present.is_empty() { "none".into() } else { present.join(", ") }
                     ))
-                    .related(r.clone())
+                    .related((**r).clone())
                     .fix(format!("name an existing {} or add {} `{}`", r.kind, r.kind, r.name))
                     .emit();
             }

@@ -54,7 +54,7 @@ impl AcmeSolverClassMissing {
                     "IngressClasses: {}",
                     if classes.is_empty() { "(none)".to_string() } else { classes.join(", ") }
                 ))
-                .related(r.clone())
+                .related((**r).clone())
                 .fix("set the solver's ingressClassName to an existing IngressClass")
                 .emit();
         }

@@ -52,7 +52,7 @@ impl CertIssuerMissing {
                         cert.spec.issuer_ref.name,
                         cert.spec.issuer_ref.kind.as_deref().unwrap_or("Issuer (default)")
                     ))
-                    .related(r.clone());
+                    .related((**r).clone());
                 let (other, other_k, other_ns) = if cluster {
                     ("Issuer", K::ISSUER, obj.namespace.as_deref())
                 } else {

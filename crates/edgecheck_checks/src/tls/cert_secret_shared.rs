@@ -67,7 +67,7 @@ impl CertSecretShared {
             }
             b = b.related(match &e.to {
                 Target::Found(sid) => cx.graph.obj(*sid).to_ref(),
-                Target::Missing(r) => r.clone(),
+                Target::Missing(r) => (**r).clone(),
             });
             b.fix(if argocd {
                 "set secretName: argocd-server-tls (Argo CD reads its server certificate from it)".to_string()

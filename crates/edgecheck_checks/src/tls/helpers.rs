@@ -125,7 +125,7 @@ fn hosts_of(graph: &Graph, e: &Edge) -> Vec<String> {
             .spec
             .listeners
             .iter()
-            .filter(|l| Some(&l.name) == e.section.as_ref())
+            .filter(|l| e.section.as_deref() == Some(l.name.as_str()))
             .filter_map(|l| l.hostname.clone())
             .collect();
     }

@@ -74,7 +74,7 @@ impl TlsSecretMissing {
                     ))
                     .evidence(format!("{}: {}", s.edge.field, r.name))
                     .evidence(format!("{} spec.secretName: {written}", cert.to_ref()))
-                    .related(r.clone())
+                    .related((**r).clone())
                     .related(cert.to_ref())
                     .fix(format!(
                         "name the same Secret in both: {} `{written}`, or the Certificate's spec.secretName `{}`",
@@ -98,7 +98,7 @@ impl TlsSecretMissing {
                     s.from.to_ref()
                 ))
                 .evidence(format!("{}: {}", s.edge.field, r.name))
-                .related(r.clone());
+                .related((**r).clone());
             if let Some(l) = &s.edge.section {
                 b = b.evidence(format!("listener: {l}"));
             }

@@ -58,7 +58,7 @@ impl TraefikTlsOptionMissing {
                     from.to_ref()
                 ))
                 .evidence(format!("spec.tls.options.name: {}", r.name))
-                .related(r.clone());
+                .related((**r).clone());
             let elsewhere: Vec<_> = cx
                 .graph
                 .each::<edgecheck_core::views::TlsOption>()

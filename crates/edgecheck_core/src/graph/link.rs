@@ -137,9 +137,9 @@ impl Graph {
         }
         let to = match self.find(k, ns, name) {
             Some(id) => Target::Found(id),
-            None => Target::Missing(ObjectRef::new(k, ns, name)),
+            None => Target::Missing(Box::new(ObjectRef::new(k, ns, name))),
         };
-        Some(self.push_edge(Edge { from, kind, to, field, port: None, section: None, how: "" }))
+        Some(self.push_edge(Edge { from, kind, to, field: field.into(), port: None, section: None, how: "" }))
     }
 
     /// An edge to an object of a kind named at run time (`group`, `kind`), as parameter references do.
@@ -157,12 +157,12 @@ impl Graph {
         let dynamic = Kind { group: group.to_string(), kind: k.to_string() };
         let to = match self.find_kind(&dynamic, ns, name) {
             Some(t) => Target::Found(t),
-            None => Target::Missing(ObjectRef {
+            None => Target::Missing(Box::new(ObjectRef {
                 api_version: Some(if group.is_empty() { "v1".into() } else { group.to_string() }),
                 kind: k.to_string(),
                 namespace: ns.map(str::to_string),
                 name: name.to_string(),
-            }),
+            })),
         };
         self.push_edge(Edge { from, kind, to, field: field.into(), port: None, section: None, how: "" });
     }
@@ -260,7 +260,7 @@ impl Graph {
                     }
                     if b.service.is_none() {
                         if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                            x.field = format!("{path}.serviceName");
+                            x.field = format!("{path}.serviceName").into();
                         }
                     }
                 }
@@ -305,7 +305,7 @@ impl Graph {
                         format!("spec.listeners[{li}].tls.certificateRefs[{ci}]"),
                     );
                     if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                        x.section = Some(l.name.clone());
+                        x.section = Some(l.name.as_str().into());
                     }
                 }
             }
@@ -359,7 +359,7 @@ impl Graph {
                     format!("spec.parentRefs[{i}]"),
                 );
                 if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                    x.section = p.section_name.clone();
+                    x.section = p.section_name.as_deref().map(Into::into);
                 }
                 if let Some(x) = e.map(|e| &mut self.edges[e]) {
                     x.port = p.port.map(PortRef::Number);
@@ -441,7 +441,7 @@ impl Graph {
         for (id, o, w) in self.each_in::<views::Workload>(views) {
             let Some(ns) = &o.namespace else { continue };
             for (k, v) in &w.labels {
-                by_label.entry((ns.clone(), k.clone(), v.clone())).or_default().push(id);
+                by_label.entry((ns.clone(), k.to_string(), v.to_string())).or_default().push(id);
             }
         }
         let svcs: Vec<_> = self
@@ -456,10 +456,10 @@ impl Graph {
             let Some((k0, v0)) = sel.iter().next() else {
                 continue;
             };
-            let candidates = by_label.get(&(ns.clone(), k0.clone(), v0.clone())).map_or(&[][..], Vec::as_slice);
+            let candidates = by_label.get(&(ns.clone(), k0.to_string(), v0.to_string())).map_or(&[][..], Vec::as_slice);
             for &w in candidates {
                 let labels = views::Workload::pick(&views[w.0]).map(|w| &w.labels);
-                if labels.is_some_and(|l| sel.iter().all(|(k, v)| l.get(k) == Some(v))) {
+                if labels.is_some_and(|l| l.contains_all(sel)) {
                     self.push_edge(Edge {
                         from: id,
                         kind: EdgeKind::Selects,
@@ -563,12 +563,12 @@ impl Graph {
             let sns = s.namespace.clone().or(ns);
             let to = match self.find_kind(&kind, sns.as_deref(), &s.name) {
                 Some(t) => Target::Found(t),
-                None => Target::Missing(ObjectRef {
+                None => Target::Missing(Box::new(ObjectRef {
                     api_version: s.api_version.clone(),
                     kind: s.kind.clone(),
                     namespace: sns,
                     name: s.name.clone(),
-                }),
+                })),
             };
             self.push_edge(Edge {
                 from: id,

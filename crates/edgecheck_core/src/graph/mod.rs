@@ -3,7 +3,7 @@
 //! A reference whose target is not in the inventory is an edge to [`Target::Missing`], which is
 //! itself evidence; checks decide whether that absence matters (see `CheckContext::absence`).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
 use rayon::prelude::*;
 
@@ -22,8 +22,8 @@ pub struct ObjId(pub usize);
 pub enum Target {
     /// The object is in the inventory.
     Found(ObjId),
-    /// It is not: here is what was named.
-    Missing(ObjectRef),
+    /// It is not: here is what was named (boxed: most edges are found, and an edge is held per reference).
+    Missing(Box<ObjectRef>),
 }
 
 impl Target {
@@ -81,12 +81,12 @@ pub struct Edge {
     pub kind: EdgeKind,
     /// The referred object, or what was named.
     pub to: Target,
-    /// The field of `from` that holds the reference (for file:line).
-    pub field: String,
+    /// The field of `from` that holds the reference (for file:line); inline up to 24 bytes.
+    pub field: crate::value::Str,
     /// Port named by the reference (backends, parentRefs).
     pub port: Option<PortRef>,
     /// Section: listener name (parentRef `sectionName`, the listener of a certificateRef).
-    pub section: Option<String>,
+    pub section: Option<crate::value::Str>,
     /// How it was resolved, where there are several ways (`ingressClassName`, `annotation`, `default`).
     pub how: &'static str,
 }
@@ -540,7 +540,7 @@ mod tests {
             id: ObjId(i),
             repo,
             dir: dir.into(),
-            field: String::new(),
+            field: Default::default(),
             namespace: None,
         };
         let apps = [

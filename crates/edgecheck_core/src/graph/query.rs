@@ -198,14 +198,16 @@ impl Graph {
     }
 
     /// Labels of Namespace `name`, when the Namespace is in the inventory.
-    pub fn namespace_labels(&self, name: &str) -> Option<BTreeMap<String, String>> {
+    pub fn namespace_labels(&self, name: &str) -> Option<crate::labels::Labels> {
         let id = self.find(K::NAMESPACE, None, name)?;
-        let mut labels: BTreeMap<String, String> = self
+        let mut labels: crate::labels::Labels = self
             .obj(id)
             .labels()
-            .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.to_string(), v.to_string()))).collect())
+            .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.as_str(), v))).collect())
             .unwrap_or_default();
-        labels.entry("kubernetes.io/metadata.name".into()).or_insert_with(|| name.to_string());
+        if !labels.contains_key("kubernetes.io/metadata.name") {
+            labels.insert("kubernetes.io/metadata.name", name);
+        }
         Some(labels)
     }
 

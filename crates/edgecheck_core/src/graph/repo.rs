@@ -9,7 +9,7 @@ pub(super) struct AppDir {
     pub(super) id: ObjId,
     pub(super) repo: usize,
     pub(super) dir: String,
-    pub(super) field: String,
+    pub(super) field: crate::value::Str,
     pub(super) namespace: Option<String>,
 }
 
@@ -111,7 +111,7 @@ pub(super) fn application_dirs(objects: &[Object], views: &[View], repos: &[Repo
                     id: ObjId(i),
                     repo: ri,
                     dir: normalize_rel_path(path),
-                    field: format!("{field}.path"),
+                    field: format!("{field}.path").into(),
                     namespace: app.spec.destination.namespace.clone(),
                 });
             }

@@ -1,8 +1,6 @@
 //! Cilium LB IPAM: `CiliumLoadBalancerIPPool` (cilium.io), the address pools Cilium hands to
 //! LoadBalancer Services (including the Services it creates for Gateways).
 
-use std::collections::BTreeMap;
-
 use serde::Deserialize;
 
 use super::LabelSelector;
@@ -32,7 +30,7 @@ pub struct CiliumLbIpPoolSpec {
 impl CiliumLbIpPool {
     /// True when the pool would give an address to a Service with these labels (Cilium adds
     /// `io.kubernetes.service.namespace` and `io.kubernetes.service.name` to them).
-    pub fn serves(&self, labels: &BTreeMap<String, String>) -> bool {
+    pub fn serves(&self, labels: &crate::labels::Labels) -> bool {
         !self.spec.disabled && self.spec.service_selector.as_ref().is_none_or(|s| s.matches(labels))
     }
 }

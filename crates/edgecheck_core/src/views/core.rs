@@ -25,7 +25,7 @@ pub struct ServiceSpec {
     #[serde(rename = "type")]
     pub service_type: Option<String>,
     /// Pod selector; `None` for Services without selector (manual Endpoints).
-    pub selector: Option<BTreeMap<String, String>>,
+    pub selector: Option<crate::labels::Labels>,
     /// Ports.
     pub ports: Vec<ServicePort>,
     /// ExternalName target.
@@ -100,7 +100,7 @@ pub struct LoadBalancerIngress {
 #[derive(Debug, Clone, Default)]
 pub struct Workload {
     /// Labels of the pods it creates.
-    pub labels: BTreeMap<String, String>,
+    pub labels: crate::labels::Labels,
     /// Containers (init containers not included).
     pub containers: Vec<Container>,
     /// Init containers.
@@ -240,7 +240,7 @@ struct PodTemplate {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 struct TemplateMeta {
-    labels: BTreeMap<String, String>,
+    labels: crate::labels::Labels,
 }
 
 #[derive(Debug, Clone, Default, Deserialize)]

@@ -191,7 +191,7 @@ pub struct RouteNamespaces {
 #[serde(default, rename_all = "camelCase")]
 pub struct LabelSelector {
     /// Equality terms.
-    pub match_labels: BTreeMap<String, String>,
+    pub match_labels: crate::labels::Labels,
     /// Set terms.
     pub match_expressions: Vec<LabelSelectorRequirement>,
 }
@@ -210,13 +210,13 @@ pub struct LabelSelectorRequirement {
 
 impl LabelSelector {
     /// Whether `labels` satisfy the selector. An empty selector matches everything.
-    pub fn matches(&self, labels: &BTreeMap<String, String>) -> bool {
-        self.match_labels.iter().all(|(k, v)| labels.get(k) == Some(v))
+    pub fn matches(&self, labels: &crate::labels::Labels) -> bool {
+        labels.contains_all(&self.match_labels)
             && self.match_expressions.iter().all(|e| {
                 let have = labels.get(&e.key);
                 match e.operator.as_str() {
-                    "In" => have.is_some_and(|v| e.values.contains(v)),
-                    "NotIn" => have.is_none_or(|v| !e.values.contains(v)),
+                    "In" => have.is_some_and(|v| e.values.iter().any(|x| x == v)),
+                    "NotIn" => have.is_none_or(|v| !e.values.iter().any(|x| x == v)),
                     "Exists" => have.is_some(),
                     "DoesNotExist" => have.is_none(),
                     _ => false,

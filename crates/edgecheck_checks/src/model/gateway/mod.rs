@@ -364,7 +364,7 @@ impl GatewayModel {
         }
         let target = |e: &edgecheck_core::Edge| match &e.to {
             edgecheck_core::Target::Found(t) => graph.obj(*t).to_ref(),
-            edgecheck_core::Target::Missing(m) => m.clone(),
+            edgecheck_core::Target::Missing(m) => (**m).clone(),
         };
         if let Some(p) = &c.parent {
             if let Some(r) = graph.view::<views::Route>(id) {
@@ -381,7 +381,7 @@ impl GatewayModel {
                 if let Some(fld) = self.ref_fields.get(&id) {
                     field.clone_from(fld);
                     if let Some(e) =
-                        graph.edges_from_kind(id, edgecheck_core::EdgeKind::Backend).find(|e| &e.field == fld)
+                        graph.edges_from_kind(id, edgecheck_core::EdgeKind::Backend).find(|e| e.field == fld)
                     {
                         related.push(target(e));
                     }

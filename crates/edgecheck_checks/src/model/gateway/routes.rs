@@ -94,6 +94,8 @@ impl GatewayModel {
                     Err((reason, m)) => v.push(pc(Type::ResolvedRefs, false, *reason, m.clone())),
                 }
             }
+            // Held for every route until the report: no growth slack (a route has two or three).
+            v.shrink_to_fit();
             self.conditions.insert(rid, v);
         }
     }

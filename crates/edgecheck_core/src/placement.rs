@@ -35,9 +35,50 @@ pub fn in_example_dir(rel: &str) -> bool {
     dir.split('/').any(|seg| EXAMPLE_DIRS.contains(&seg))
 }
 
+/// The names a file takes when it is a template someone fills in or copies before applying it (`sed` over
+/// `template.yaml`, `cp issuer.template.yaml env/issuer.yaml`): the stem is `template`, `example` or
+/// `sample`, or one of [`TEMPLATE_MARKS`] is a dotted part of the name before its extension.
+pub const TEMPLATE_STEMS: &[&str] = &["template", "example", "sample"];
+
+/// Dotted parts of a file name that mark a template or sample (`issuer.template.yaml`, `values.tpl.yaml`).
+pub const TEMPLATE_MARKS: &[&str] = &["template", "tmpl", "tpl", "example", "sample", "dist"];
+
+/// Whether the file at `rel` is named as a template or a sample (see [`TEMPLATE_STEMS`]). Only the name
+/// counts, and only whole dotted parts of it: `workflow-template.yaml` (an Argo WorkflowTemplate) and
+/// `templates.yaml` are manifests.
+pub fn template_file_name(rel: &str) -> bool {
+    let name = rel.rsplit_once('/').map_or(rel, |(_, n)| n).to_ascii_lowercase();
+    let Some((stem, _ext)) = name.rsplit_once('.') else { return false };
+    if TEMPLATE_STEMS.contains(&stem) {
+        return true;
+    }
+    // Parts after the first: `issuer.template` → `template`; the first part is the object's own name.
+    stem.split('.').skip(1).any(|part| TEMPLATE_MARKS.contains(&part))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn template_names_are_whole_dotted_parts() {
+        assert!(template_file_name("ingress/external-services/template.yaml"));
+        assert!(template_file_name("a/Template.yml"));
+        assert!(template_file_name("trust-manager/bundle.template.yaml"));
+        assert!(template_file_name("issuer.tmpl.yaml"));
+        assert!(template_file_name("x/secret.sample.yaml"));
+        assert!(template_file_name("x/example.json"));
+        assert!(template_file_name("config.dist.yaml"));
+        // Near misses: a kind named like a template, a plural, a word that only contains one.
+        assert!(!template_file_name("argo/workflow-template.yaml"));
+        assert!(!template_file_name("argo/workflowtemplate.yaml"));
+        assert!(!template_file_name("templates.yaml"));
+        assert!(!template_file_name("apps/examples-app/ingress.yaml"));
+        assert!(!template_file_name("template/ingress.yaml"));
+        assert!(!template_file_name("pod-template.yaml"));
+        assert!(!template_file_name("template"));
+        assert!(!template_file_name("sample-app.ingress.yaml"));
+    }
 
     #[test]
     fn example_directories_are_segments() {

@@ -151,7 +151,10 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
                 continue;
             }
             let rel = path.strip_prefix(p).map(display).unwrap_or_default();
-            let example = edgecheck_core::placement::in_example_dir(&rel);
+            // Examples, and templates someone fills in before applying them, are not what the cluster runs
+            // unless a build names them (docs/design.md "What is applied together").
+            let example =
+                edgecheck_core::placement::in_example_dir(&rel) || edgecheck_core::placement::template_file_name(&rel);
             inputs.push(Input { display: display(&path), path, stdin: false, example });
         }
     }

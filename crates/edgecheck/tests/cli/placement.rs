@@ -1,5 +1,6 @@
-//! What is applied together (#15 item 1, 8): example and test directories, files a kustomization leaves
-//! out, separate loose files, `generateName`, sibling clusters, and input roots spelled several ways.
+//! What is applied together (#15 item 1, 8): example and test directories, files named as templates, files a
+//! kustomization leaves out, separate loose files, `generateName`, sibling clusters, and input roots spelled
+//! several ways.
 
 use crate::support::{codes, edgecheck, files_with, json, Dir};
 
@@ -47,6 +48,31 @@ fn example_and_test_directories_never_shadow_collide_or_get_checked() {
     d2.write("testdata/gw.yaml", format!("{GW}---\n{CLASS}---\n{}", route("grpc")));
     let v = json(&edgecheck(&d2.path().join("testdata"), &["lint", ".", "--format", "json"]));
     assert!(codes(&v).contains(&"RTE001".to_string()), "{v}");
+}
+
+/// A template someone fills in before applying it (`sed` over `template.yaml`, `cp x.tmpl.yaml env/`) holds
+/// placeholders, not names: it is not checked unless a build names it.
+#[test]
+fn files_named_as_templates_are_checked_only_when_a_build_names_them() {
+    let d = Dir::new();
+    let ext = "apiVersion: v1\nkind: Service\nmetadata: {name: service_name}\nspec: {type: ExternalName, externalName: service_address}\n";
+    let ing = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: service_name}\nspec:\n  tls: [{hosts: [ingress_domain], secretName: ingress_secret}]\n  rules: [{host: ingress_domain, http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: service_name, port: {number: 80}}}}]}}]\n";
+    d.write("ingress/external-services/template.yaml", format!("{ext}---\n{ing}"));
+    d.write("scripts/templates/ListJob.tmpl.yaml", ext);
+    d.write("trust/bundle.template.yaml", ing);
+    let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
+    let v = json(&r);
+    assert!(codes(&v).is_empty(), "{}", r.stdout);
+    assert_eq!(v["summary"]["objects"], 4, "still loaded and counted: {}", r.stdout);
+
+    // Near misses: the same objects in a file named as a manifest, and in a template a kustomization lists.
+    d.write("argo/workflow-template.yaml", ext);
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert_eq!(files_with(&v, "DNS001"), ["argo/workflow-template.yaml"], "{v}");
+    std::fs::remove_file(d.path().join("argo/workflow-template.yaml")).expect("rm");
+    d.write("trust/kustomization.yaml", "resources: [bundle.template.yaml]\n");
+    let v = json(&edgecheck(d.path(), &["lint", ".", "--format", "json"]));
+    assert!(files_with(&v, "DNS001").contains(&"trust/bundle.template.yaml".to_string()), "{v}");
 }
 
 #[test]

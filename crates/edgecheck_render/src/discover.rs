@@ -167,9 +167,10 @@ impl World<'_> {
         })
     }
 
-    /// The ConfigMap `name` that `o` reads (Flux `substituteFrom`, `valuesFrom`): the one copy, else the copy in
-    /// `o`'s own `clusters/<name>` tree; `None` when several copies leave it ambiguous (a guess would put one
-    /// cluster's hosts in another's).
+    /// The ConfigMap `name` that `o` reads (Flux `substituteFrom`, `valuesFrom`): the one copy, else the copy the
+    /// build that rendered `o` rendered too (a HelmRelease and its generated values, substituted per cluster by
+    /// each cluster's Flux Kustomization of one directory), else the copy in `o`'s own `clusters/<name>` tree;
+    /// `None` when several copies leave it ambiguous (a guess would put one cluster's hosts in another's).
     fn config_map_for(&self, o: &Object, name: &str) -> Option<&Object> {
         let ns = o.namespace.as_deref();
         let all: Vec<&Object> = self
@@ -186,6 +187,12 @@ impl World<'_> {
         let agree = |v: &[&Object]| v.windows(2).all(|w| w[0].value.get("data") == w[1].value.get("data"));
         if all.len() <= 1 || agree(&all) {
             return all.first().copied();
+        }
+        if o.source.build.is_some() {
+            let built: Vec<&Object> = all.iter().copied().filter(|c| c.source.build == o.source.build).collect();
+            if built.len() == 1 || (!built.is_empty() && agree(&built)) {
+                return Some(built[0]);
+            }
         }
         let mine = o.source.file.as_deref().and_then(|f| self.trees.of(f));
         let same: Vec<&Object> =

@@ -625,7 +625,11 @@ fn plain_roots(
         .iter()
         .filter(|b| !b.flux && !b.example && !b.component && !b.template)
         .filter(|b| !included.contains(b.dir.as_str()) && !reached.contains(b.dir.as_str()))
-        .filter(|b| !trees.iter().any(|t| b.dir == *t || under_dir(&b.dir, t)))
+        .filter(|b| free(&b.dir))
+        // An aggregate of directories controller builds apply one by one (`infra/network` listing `cilium` and
+        // `vpn`, each a Flux Kustomization's path, maybe in different clusters) is a convenience to preview them
+        // together, not what a cluster runs: as a build it would put every part in every cluster.
+        .filter(|b| !b.dirs.iter().any(|d| reached.contains(d.as_str()) || !free(d)))
         .map(|b| {
             plain(
                 format!("kustomization {}", if b.dir.is_empty() { "." } else { &b.dir }),

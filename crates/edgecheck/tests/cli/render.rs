@@ -1308,3 +1308,95 @@ fn two_loose_files_defining_one_object_are_alternatives_not_duplicates() {
     let v = lint(&plain, &[]);
     assert!(codes(&v).contains(&"LOD004".to_string()), "{v}");
 }
+
+/// Two Flux clusters over one checkout, each with `clusters/<name>/flux-system` and the Flux Kustomizations
+/// `extra` names (`name=path`).
+fn flux_clusters(d: &Dir, clusters: &[(&str, &[(&str, &str)])]) {
+    for (cluster, kustomizations) in clusters {
+        d.write(
+            &format!("clusters/{cluster}/flux-system/gotk-sync.yaml"),
+            format!("apiVersion: source.toolkit.fluxcd.io/v1\nkind: GitRepository\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  url: {REPO}\n  ref: {{branch: main}}\n---\napiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{cluster}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+        for (name, spec) in *kustomizations {
+            d.write(
+                &format!("clusters/{cluster}/{name}.yaml"),
+                format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: {name}, namespace: flux-system}}\nspec:\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n{spec}"),
+            );
+        }
+    }
+}
+
+#[test]
+fn an_aggregate_of_directories_flux_applies_one_by_one_is_not_a_plain_root() {
+    // `infra/network` lists `gw` and `vpn`; each cluster's Flux applies `gw`, only prod applies `vpn` (and
+    // holds the ReferenceGrant its route needs). As a plain root, the aggregate put vpn's route in lab,
+    // where no grant allows it: a false RTE002 (petebeegle/homelab).
+    let d = checkout();
+    let both: &[(&str, &str)] = &[("gw", "  path: ./infra/network/gw\n"), ("auth", "  path: ./infra/auth\n")];
+    let prod: Vec<(&str, &str)> = both.iter().copied().chain([("vpn", "  path: ./infra/network/vpn\n")]).collect();
+    flux_clusters(&d, &[("prod", &prod), ("lab", both)]);
+    d.write("infra/network/kustomization.yaml", "resources: [./gw, ./vpn]\n");
+    d.write("infra/network/gw/kustomization.yaml", "resources: [gateway.yaml]\n");
+    d.write(
+        "infra/network/gw/gateway.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: envoy}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: main, namespace: gateway}\nspec:\n  gatewayClassName: envoy\n  listeners:\n    - {name: http, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}\n",
+    );
+    d.write("infra/network/vpn/kustomization.yaml", "resources: [route.yaml]\n");
+    d.write(
+        "infra/network/vpn/route.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: vpn-ui, namespace: vpn}\nspec:\n  parentRefs: [{name: main, namespace: gateway}]\n  hostnames: [vpn.example.com]\n  rules: [{backendRefs: [{name: auth, namespace: auth, port: 80}]}]\n",
+    );
+    d.write(
+        "infra/auth/service.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: auth, namespace: auth}\nspec: {ports: [{port: 80}]}\n",
+    );
+    let grant = "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: vpn, namespace: auth}\nspec:\n  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: vpn}]\n  to: [{group: \"\", kind: Service}]\n";
+    d.write("clusters/prod/grant.yaml", grant);
+    let rte002 = |v: &serde_json::Value| -> Vec<String> {
+        v["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter(|f| f["code"] == "RTE002")
+            .map(|f| format!("{} {}", f["cluster"].as_str().unwrap_or("-"), f["file"].as_str().unwrap_or("-")))
+            .collect()
+    };
+    let v = lint(&d, &["--no-cache"]);
+    assert!(rte002(&v).is_empty(), "{v}");
+    // Near miss: prod, which applies vpn, loses its grant.
+    std::fs::remove_file(d.path().join("clusters/prod/grant.yaml")).expect("rm");
+    let v = lint(&d, &["--no-cache"]);
+    assert_eq!(rte002(&v), ["prod infra/network/vpn/route.yaml"], "{v}");
+}
+
+#[test]
+fn a_helm_release_reads_the_values_its_own_clusters_build_generated() {
+    // One directory holds a HelmRelease of a chart in the checkout and the ConfigMap of its values, made by
+    // a configMapGenerator with a `${domain}` each cluster's Flux Kustomization substitutes. Two copies of
+    // the ConfigMap, one per cluster: each cluster's release reads its own, where it used to read none.
+    let d = checkout();
+    web_chart(&d, "charts/web");
+    let ks = |domain: &str| format!("  path: ./apps/web\n  postBuild:\n    substitute: {{domain: {domain}}}\n");
+    let (prod, lab) = (ks("example.com"), ks("example.org"));
+    flux_clusters(&d, &[("prod", &[("web", prod.as_str())]), ("lab", &[("web", lab.as_str())])]);
+    d.write(
+        "apps/web/kustomization.yaml",
+        "resources: [release.yaml]\nconfigMapGenerator:\n  - name: web-values\n    namespace: web\n    files: [values.yaml=values.yaml]\n    options: {disableNameSuffixHash: true}\n",
+    );
+    d.write("apps/web/values.yaml", "host: web.${domain}\n");
+    d.write(
+        "apps/web/release.yaml",
+        "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: web, namespace: web}\nspec:\n  releaseName: web\n  chart:\n    spec:\n      chart: ./charts/web\n      sourceRef: {kind: GitRepository, name: flux-system, namespace: flux-system}\n  valuesFrom:\n    - kind: ConfigMap\n      name: web-values\n",
+    );
+    let v = lint(&d, &["--no-cache"]);
+    // The certificate is for web.example.com: lab's host (web.example.org) is not covered; prod's is.
+    let tls015: Vec<String> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == "TLS015")
+        .map(|f| format!("{} {}", f["cluster"].as_str().unwrap_or("-"), f["file"].as_str().unwrap_or("-")))
+        .collect();
+    assert_eq!(tls015, ["lab charts/web/templates/certificate.yaml"], "{v}");
+    assert!(!evidence(&v, "LOD010").contains("is not in the inputs"), "{v}");
+}

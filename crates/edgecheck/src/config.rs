@@ -116,6 +116,8 @@ pub struct Loaded {
     pub options: Options,
     /// The file, when one was found.
     pub path: Option<PathBuf>,
+    /// It was named with `--config` rather than found beside the linted files.
+    pub explicit: bool,
 }
 
 /// Finds and reads the config for `start`.
@@ -135,7 +137,7 @@ pub fn discover(start: &Path, explicit: Option<&Path>, disabled: bool) -> anyhow
     for e in options.ignore.iter().flatten() {
         e.parse().with_context(|| format!("invalid config {}", path.display()))?;
     }
-    Ok(Loaded { options, path: Some(path) })
+    Ok(Loaded { options, path: Some(path), explicit: explicit.is_some() })
 }
 
 fn find_upwards(start: &Path) -> Option<PathBuf> {

@@ -22,13 +22,16 @@ pub use read::{read_regular_file, ReadError, DEFAULT_MAX_FILE_SIZE};
 pub struct LoadOptions {
     /// Extra `repoURL`s that name a linted path (config `repo-urls`), as (path, url).
     pub repo_urls: Vec<(PathBuf, String)>,
+    /// `repoURL`s of every linted checkout that no `repo_urls` path holds (`repo-urls` of a configuration
+    /// named with `--config` from outside the checkout: a clone whose `origin` is a local mirror).
+    pub checkout_urls: Vec<String>,
     /// The largest file (and stdin) read, in bytes; larger ones are `Unreadable` problems.
     pub max_file_size: u64,
 }
 
 impl Default for LoadOptions {
     fn default() -> Self {
-        LoadOptions { repo_urls: Vec::new(), max_file_size: DEFAULT_MAX_FILE_SIZE }
+        LoadOptions { repo_urls: Vec::new(), checkout_urls: Vec::new(), max_file_size: DEFAULT_MAX_FILE_SIZE }
     }
 }
 

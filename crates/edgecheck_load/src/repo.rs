@@ -20,11 +20,18 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
         };
         let base = if abs.is_dir() { abs.clone() } else { abs.parent().map(Path::to_path_buf).unwrap_or_default() };
         // `repo-urls` in a config file: the config's directory is the checkout those URLs name (it may
-        // sit inside another git repository, as bundled examples do). Otherwise the enclosing checkout.
+        // sit inside another git repository, as bundled examples do), unless it is above the enclosing
+        // checkout (a config in `/tmp` is not `/tmp`'s). Otherwise the enclosing checkout.
+        let git = find_git_root(&base);
         let configured: Option<(PathBuf, Vec<String>)> = options
             .repo_urls
             .iter()
-            .filter_map(|(p, u)| p.canonicalize().ok().filter(|p| base.starts_with(p)).map(|p| (p, u.clone())))
+            .filter_map(|(p, u)| {
+                p.canonicalize()
+                    .ok()
+                    .filter(|p| base.starts_with(p) && git.as_ref().is_none_or(|g| p.starts_with(g)))
+                    .map(|p| (p, u.clone()))
+            })
             .fold(None, |acc: Option<(PathBuf, Vec<String>)>, (p, u)| match acc {
                 Some((ap, mut us)) if ap == p => {
                     us.push(u);
@@ -33,11 +40,16 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
                 Some(a) if a.0.components().count() > p.components().count() => Some(a),
                 _ => Some((p, vec![u])),
             });
-        let (top, remotes, assumed) = match (configured, find_git_root(&base)) {
+        let (top, remotes, assumed) = match (configured, git) {
             (Some((root, urls)), _) => (root, urls, false),
             (None, Some(g)) => {
-                let r = remotes_of(&g, options.max_file_size, &mut inv.problems);
+                let mut r = remotes_of(&g, options.max_file_size, &mut inv.problems);
+                r.extend(options.checkout_urls.iter().filter(|u| !r.contains(u)).cloned().collect::<Vec<_>>());
                 (g, r, false)
+            }
+            // Not a checkout, but `--config` says which repository it is.
+            (None, None) if abs.is_dir() && !options.checkout_urls.is_empty() => {
+                (base.clone(), options.checkout_urls.clone(), false)
             }
             // Not a checkout (a tarball, a CI artifact, a copy): the linted directory stands in for the
             // repository of the Argo CD sources whose paths it has (`RepoInfo::assumed`; LOD012 says so).

@@ -233,7 +233,7 @@ fn lint_group(
         // in the worktree (its directory anchors `repo-urls` and relative tool paths).
         Some(wt) => {
             let head = config::discover(&wt.to_head(&first), args.check.config.as_deref(), args.check.no_config)?;
-            config::Loaded { options: head.options, path: head.path.map(|p| wt.to_base(&p)) }
+            config::Loaded { options: head.options, path: head.path.map(|p| wt.to_base(&p)), explicit: head.explicit }
         }
     };
     let settings = settings(&args.check, args.format.into(), color, &loaded)?;
@@ -433,7 +433,8 @@ pub(super) fn add(total: &mut edgecheck_checks::Summary, s: &edgecheck_checks::S
     total.loose_objects += s.loose_objects;
 }
 
-/// The loader's options: the config's `repo-urls` and the file size limit (the flag, else the config's
+/// The loader's options: the config's `repo-urls` (for the checkout the config sits in, and, when it was named
+/// with `--config`, for a linted checkout outside it) and the file size limit (the flag, else the config's
 /// `max-file-size`, else 64 MiB).
 pub fn load_options(
     loaded: &config::Loaded,
@@ -444,6 +445,10 @@ pub fn load_options(
         let dir = path.parent().map(PathBuf::from).unwrap_or_default();
         for u in urls {
             load_opts.repo_urls.push((dir.clone(), u.clone()));
+        }
+        // A configuration named with `--config` from elsewhere: its URLs are the linted checkout's.
+        if loaded.explicit {
+            load_opts.checkout_urls.clone_from(urls);
         }
     }
     load_opts.max_file_size = match (max_file_size, &loaded.options.max_file_size) {

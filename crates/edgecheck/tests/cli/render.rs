@@ -1400,3 +1400,51 @@ fn a_helm_release_reads_the_values_its_own_clusters_build_generated() {
     assert_eq!(tls015, ["lab charts/web/templates/certificate.yaml"], "{v}");
     assert!(!evidence(&v, "LOD010").contains("is not in the inputs"), "{v}");
 }
+
+#[test]
+fn a_config_named_from_elsewhere_says_which_repository_a_mirror_clone_is() {
+    // A clone of a local mirror: `origin` is a path, so the Flux GitRepository's URL names no linted
+    // checkout and nothing is rendered. `--config` from outside the clone, with `repo-urls`, says which
+    // repository it is.
+    let d = flux("example.org");
+    d.write(".git/config", "[remote \"origin\"]\n\turl = /srv/mirrors/platform.git\n");
+    let elsewhere = Dir::new();
+    elsewhere.write("ci.toml", format!("repo-urls = [\"{REPO}\"]\n"));
+    let run = |config: Option<&std::path::Path>| {
+        let cfg = config.map(|c| c.display().to_string());
+        let mut args = vec!["lint", ".", "--format", "json"];
+        match &cfg {
+            Some(c) => args.extend(["--config", c.as_str()]),
+            None => args.push("--no-config"),
+        }
+        json(&edgecheck(d.path(), &args))
+    };
+    assert!(at(&run(None), "RTE001").is_empty(), "nothing rendered without it");
+    let v = run(Some(&elsewhere.path().join("ci.toml")));
+    assert_eq!(at(&v, "RTE001"), vec!["apps/portal/route.yaml:5"], "{v}");
+    // Near miss: a configuration from elsewhere that names another repository.
+    elsewhere.write("other.toml", "repo-urls = [\"https://github.com/acme/other.git\"]\n");
+    assert!(at(&run(Some(&elsewhere.path().join("other.toml"))), "RTE001").is_empty());
+    // A configuration in a directory above the clone (`/tmp/ci.toml` for `/tmp/clone`) names the clone too,
+    // not the directory it is in.
+    let above = Dir::new();
+    let clone = above.path().join("clone");
+    std::fs::rename(d.path(), &clone).or_else(|_| copy_dir(d.path(), &clone)).expect("move the clone");
+    above.write("ci.toml", format!("repo-urls = [\"{REPO}\"]\n"));
+    let cfg = above.path().join("ci.toml").display().to_string();
+    let v = json(&edgecheck(&clone, &["lint", ".", "--format", "json", "--config", &cfg]));
+    assert_eq!(at(&v, "RTE001"), vec!["apps/portal/route.yaml:5"], "{v}");
+}
+
+fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for e in std::fs::read_dir(from)? {
+        let e = e?;
+        if e.file_type()?.is_dir() {
+            copy_dir(&e.path(), &to.join(e.file_name()))?;
+        } else {
+            std::fs::copy(e.path(), to.join(e.file_name()))?;
+        }
+    }
+    Ok(())
+}

@@ -29,6 +29,14 @@ use rayon::prelude::*;
 use discover::{How, Spec, World};
 pub use values::{annotate as annotate_value_sources, annotate_patches};
 
+/// Names, on each finding at a rendered object, where the user edits what decided it: the values a chart
+/// template's line reads ([`annotate_value_sources`]) and the kustomize patches that set the field
+/// ([`annotate_patches`]). Every command that checks rendered builds (`lint`, `trace --from`) calls it.
+pub fn annotate_sources(records: &[edgecheck_core::inventory::BuildRecord], findings: &mut [edgecheck_core::Finding]) {
+    annotate_value_sources(records, findings);
+    annotate_patches(records, findings);
+}
+
 /// Whether to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Mode {

@@ -300,8 +300,7 @@ fn analyze(args: &LintArgs, loaded: &config::Loaded, inventory: Inventory, setti
         edgecheck_checks::diagnose::Diagnose::Hosts,
     );
     // A finding at a chart template's line names where the values it reads are set.
-    edgecheck_render::annotate_value_sources(&graph.rendered, &mut analysis.findings);
-    edgecheck_render::annotate_patches(&graph.rendered, &mut analysis.findings);
+    edgecheck_render::annotate_sources(&graph.rendered, &mut analysis.findings);
     if std::env::var_os("EDGECHECK_TIMINGS").is_some() {
         eprintln!("timings: graph {t_graph:?}, model+checks {:?}", t0.elapsed() - t_graph);
         eprintln!("peak RSS after: graph {m_graph}, model+checks {}", peak_rss());

@@ -62,7 +62,7 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
     };
 
     let targets = std::slice::from_ref(&target);
-    let analysis = edgecheck_checks::analyze(
+    let mut analysis = edgecheck_checks::analyze(
         &graph,
         &options,
         s.now,
@@ -71,6 +71,8 @@ pub fn run(args: &TraceArgs, color: ColorChoice) -> anyhow::Result<u8> {
         &observations,
         diagnose::Diagnose::Targets(targets),
     );
+    // As `lint` does: a finding at a chart template or a kustomize-built field names the values or the patch.
+    edgecheck_render::annotate_sources(&graph.rendered, &mut analysis.findings);
     let diagnoses = &analysis.diagnoses;
     let mut summary = analysis.summary(&graph);
     summary.targets = observations.len();

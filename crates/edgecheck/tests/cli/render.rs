@@ -90,6 +90,12 @@ fn a_chart_whose_values_set_a_host_its_certificate_does_not_cover_is_found_in_th
     assert_eq!(at(&v, "TLS015"), vec!["charts/web/templates/certificate.yaml:7"], "{v}");
     // And where the value that line reads is set: the chart's values.yaml, at its line.
     assert!(evidence(&v, "TLS015").contains("`.Values.certHost` is set in charts/web/values.yaml:2"), "{v}");
+    // `trace --from` names it as `lint` does.
+    let t = json(&edgecheck(
+        d.path(),
+        &["trace", "https://shop.example.com/", "--from", ".", "--no-probe", "--format", "json", "--no-config"],
+    ));
+    assert!(evidence(&t, "TLS015").contains("`.Values.certHost` is set in charts/web/values.yaml:2"), "{t}");
     // Set inline by the Application, the inline values are named instead (never the value).
     d.write(
         "argocd/web.yaml",
@@ -243,6 +249,11 @@ fn a_patch_file_that_sets_the_field_is_named() {
     d.write("overlays/prod/ingress-port.yaml", patch("web"));
     let v = lint(&d, &[]);
     assert!(evidence(&v, "BKD002").contains("is set by the patch overlays/prod/ingress-port.yaml:"), "{v}");
+    let t = json(&edgecheck(
+        d.path(),
+        &["trace", "http://web.example.com/", "--from", ".", "--no-probe", "--format", "json", "--no-config"],
+    ));
+    assert!(evidence(&t, "BKD002").contains("is set by the patch overlays/prod/ingress-port.yaml:"), "{t}");
     // Near miss: the finding (the base's own port) with a patch of another Ingress.
     let d = overlay(8081);
     d.write("overlays/prod/other.yaml", patch("webhook"));

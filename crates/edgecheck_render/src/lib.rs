@@ -268,6 +268,8 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut replaced: HashSet<&str> = HashSet::new();
     let mut applied: HashSet<&str> = HashSet::new();
     let mut in_failed: Vec<&str> = Vec::new();
+    // The files of failed kustomize parts: what their kustomizations list.
+    let mut failed_files: HashSet<String> = HashSet::new();
     let mut unfilled: HashSet<String> = HashSet::new();
     let mut claimed_files: HashSet<String> = HashSet::new();
     let mut records = Vec::new();
@@ -280,12 +282,12 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         in_failed.extend(s.claims.iter().map(String::as_str));
         claimed_files.extend(claim_files(&ctx, &s.claims));
         let Some(o) = outcome else {
-            in_failed.extend(s.parts.iter().filter_map(part_dir));
+            s.parts.iter().for_each(|how| failed_part(&ctx, how, &mut in_failed, &mut failed_files));
             continue;
         };
         for (p, how) in o.parts.iter().zip(&s.parts) {
             if p.state.is_err() {
-                in_failed.extend(part_dir(how));
+                failed_part(&ctx, how, &mut in_failed, &mut failed_files);
                 // A failed build whose kustomizations rewrite what they include (`replacements`, `vars`):
                 // its files hold placeholders only the build fills in, so they are not checked as written.
                 if let Some(dir) = part_dir(how) {
@@ -323,15 +325,13 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             return false;
         }
         let dir = f.rsplit_once('/').map_or("", |(d, _)| d);
-        let mine = applied.contains(f) || claimed_files.contains(f) || in_failed.iter().any(|d| under_dir(f, d));
+        let failed = failed_files.contains(f) || in_failed.iter().any(|d| under_dir(f, d));
+        let mine = applied.contains(f) || claimed_files.contains(f) || failed;
         if !mine && (foreign.contains(f) || foreign_dirs.iter().any(|d| under_dir(f, d)) || foreign_kdirs.contains(dir))
         {
             return false; // another cluster's
         }
-        let of_a_build = applied.contains(f)
-            || claimed_files.contains(f)
-            || in_failed.iter().any(|d| under_dir(f, d))
-            || controller_dirs.contains(dir);
+        let of_a_build = applied.contains(f) || claimed_files.contains(f) || failed || controller_dirs.contains(dir);
         if has_builds && !of_a_build && !o.source.example && !is_controller_input(o) {
             // A copy of what a build renders never stands in for it or collides with it.
             let same = match &o.namespace {
@@ -422,6 +422,21 @@ fn is_controller_input(o: &Object) -> bool {
 }
 
 /// The directory a part builds.
+/// Where a part that did not render keeps the files checked as written: for a kustomization, the files it
+/// lists (a file beside it that it leaves out is not its own, as when it renders); else (a chart, a directory,
+/// a kustomization that could not be read) its whole directory.
+fn failed_part<'a>(ctx: &render::Ctx<'_>, how: &'a How, dirs: &mut Vec<&'a str>, files: &mut HashSet<String>) {
+    let listed = match how {
+        How::Kustomize { .. } | How::FluxGenerated { .. } => render::replaced_files(ctx, how),
+        _ => HashSet::new(),
+    };
+    if listed.is_empty() {
+        dirs.extend(part_dir(how));
+    } else {
+        files.extend(listed);
+    }
+}
+
 fn part_dir(h: &How) -> Option<&str> {
     match h {
         How::Kustomize { dir, .. } | How::FluxGenerated { dir, .. } | How::Directory { dir, .. } => Some(dir),

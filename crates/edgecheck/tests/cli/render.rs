@@ -1459,3 +1459,41 @@ fn copy_dir(from: &std::path::Path, to: &std::path::Path) -> std::io::Result<()>
     }
     Ok(())
 }
+
+#[test]
+fn a_failed_build_keeps_only_the_files_its_kustomization_lists() {
+    // A kustomization that cannot be rendered here (an env file that is not in the checkout) lists
+    // cluster.yaml; a `recover/` directory beside it holds two runbook steps that define the same
+    // database. They are no files of the build (kustomize would not read them): in a repository whose
+    // other builds render, loose alternatives, not a duplicate (theepicsaxguy/homelab). What it lists is
+    // still checked as written.
+    let d = checkout();
+    let db = |size: &str| {
+        format!("apiVersion: postgresql.cnpg.io/v1\nkind: Cluster\nmetadata: {{name: db, namespace: auth}}\nspec: {{instances: 1, storage: {{size: {size}}}}}\n")
+    };
+    d.write(
+        "auth/kustomization.yaml",
+        "resources: [cluster.yaml]\nconfigMapGenerator:\n- name: env\n  envs: [env/cluster.env]\n",
+    );
+    d.write("auth/cluster.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: ext, namespace: auth}\nspec: {type: ExternalName, externalName: not_a_host}\n");
+    d.write("auth/recover/04-cluster.yaml", db("1Gi"));
+    d.write("auth/recover/11-cluster.yaml", db("2Gi"));
+    // Another build that renders.
+    d.write("web/kustomization.yaml", "resources: [svc.yaml]\n");
+    d.write(
+        "web/svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: web}\nspec: {ports: [{port: 80}]}\n",
+    );
+    let v = lint(&d, &["--no-cache"]);
+    assert!(evidence(&v, "LOD010").contains("auth"), "{v}");
+    assert!(at(&v, "LOD004").is_empty(), "{v}");
+    assert_eq!(at(&v, "LOD011"), vec!["auth/recover:0"], "{v}");
+    assert_eq!(at(&v, "DNS001"), vec!["auth/cluster.yaml:4"], "listed, checked as written: {v}");
+    // Near miss: listed by the failed build, the two copies are one build's duplicate.
+    d.write(
+        "auth/kustomization.yaml",
+        "resources: [cluster.yaml, recover/04-cluster.yaml, recover/11-cluster.yaml]\nconfigMapGenerator:\n- name: env\n  envs: [env/cluster.env]\n",
+    );
+    let v = lint(&d, &["--no-cache"]);
+    assert_eq!(at(&v, "LOD004"), vec!["auth/recover/11-cluster.yaml:1"], "{v}");
+}

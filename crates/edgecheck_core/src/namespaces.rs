@@ -357,18 +357,39 @@ pub fn resolve(objects: &[Object], builds: &[Build], repos: &[crate::RepoInfo]) 
         return out;
     }
     let first_flux = k.builds.len();
+    // Each object's Flux builds are looked up (by its file, its directory, the directories above it), not
+    // found by testing every build against every object: that was O(objects × Kustomizations), 0.5 s for
+    // 8,000 objects of 2,000 Flux Kustomizations.
+    let mut by_path: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_file: HashMap<&str, Vec<usize>> = HashMap::new();
+    let mut by_kdir: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (fi, (dir, files, dirs, _)) in flux.iter().enumerate() {
+        by_path.entry(dir.as_str()).or_default().push(fi);
+        files.iter().for_each(|f| by_file.entry(*f).or_default().push(fi));
+        dirs.iter().for_each(|d| by_kdir.entry(*d).or_default().push(fi));
+    }
+    let mut hits: Vec<usize> = Vec::new();
     for (o, r) in objects.iter().zip(out.iter_mut()) {
         let Some(file) = o.source.file.as_deref() else { continue };
         let fdir = parent_dir(file);
-        let mut up = Up::None;
-        for (fi, (dir, files, dirs, ns)) in flux.iter().enumerate() {
-            // Under its path, unless a kustomization on the way narrows what is built there.
-            let direct = under(file, dir) && !k.by_dir.contains_key(fdir) && !narrowed(&k, fdir, dir);
-            if direct || files.contains(file) || dirs.contains(fdir) {
-                up = up.join(ns.map_or(Up::None, |n| Up::Ns(n.to_string())));
-                r.tops.push(first_flux + fi);
-                r.applied |= !flux_example[fi];
+        hits.clear();
+        hits.extend(by_file.get(file).into_iter().flatten());
+        hits.extend(by_kdir.get(fdir).into_iter().flatten());
+        // Under its path, unless a kustomization on the way narrows what is built there.
+        if !k.by_dir.contains_key(fdir) {
+            for d in file.rmatch_indices('/').map(|(i, _)| &file[..i]).chain([""]) {
+                let builds = by_path.get(d).into_iter().flatten();
+                hits.extend(builds.filter(|&&fi| !narrowed(&k, fdir, &flux[fi].0)));
             }
+        }
+        // In the builds' order, each once.
+        hits.sort_unstable();
+        hits.dedup();
+        let mut up = Up::None;
+        for &fi in &hits {
+            up = up.join(flux[fi].3.map_or(Up::None, |n| Up::Ns(n.to_string())));
+            r.tops.push(first_flux + fi);
+            r.applied |= !flux_example[fi];
         }
         if let Some(ns) = up.ns() {
             r.forced = Some(ns);

@@ -41,11 +41,21 @@ impl Trees {
         }
         // A root applies itself and is applied by bootstrap, not by another Kustomization: an app's `ks.yaml`
         // pointing at its own directory, under another Kustomization's path, is no root.
+        // The Kustomizations by the directory their path names: another one's path above a file is found by
+        // looking up the file's ancestors (testing every pair was quadratic in a repository's Kustomizations).
+        let mut by_dir: std::collections::HashMap<&str, Vec<&str>> = std::collections::HashMap::new();
+        for (file, dir, _) in &all {
+            by_dir.entry(dir.as_str()).or_default().push(file.as_str());
+        }
+        let applied_by_another = |file: &str, dir: &str| {
+            file.rmatch_indices('/')
+                .map(|(i, _)| &file[..i])
+                .chain([""])
+                .any(|d2| d2 != dir && by_dir.get(d2).is_some_and(|files| files.iter().any(|f2| *f2 != file)))
+        };
         let mut roots: Vec<String> = Vec::new();
         for (file, dir, own) in &all {
-            let applied_by_another =
-                all.iter().any(|(f2, d2, _)| f2 != file && d2 != dir && edgecheck_core::graph::under_dir(file, d2));
-            if *own && !applied_by_another && !roots.contains(dir) {
+            if *own && !roots.contains(dir) && !applied_by_another(file, dir) {
                 roots.push(dir.clone());
             }
         }

@@ -3,7 +3,7 @@
 //! kustomize roots no other build includes. Paths are in the space of `Source::file` (as the user sees
 //! them); the tools are run on those paths.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use edgecheck_core::graph::{normalize_rel_path, normalize_repo_url, repo_for_source};
 use edgecheck_core::inventory::NotRendered;
@@ -155,16 +155,34 @@ pub struct World<'a> {
     pub prefixes: &'a [Option<String>],
     /// Which cluster tree a file is in.
     pub trees: &'a crate::clusters::Trees,
+    /// The objects by name, in order: a controller's source or values ConfigMap is looked up, not scanned
+    /// for (a scan per controller was O(objects × controllers)).
+    by_name: HashMap<&'a str, Vec<&'a Object>>,
 }
 
-impl World<'_> {
-    fn find(&self, group: &str, kind: &str, ns: Option<&str>, name: &str) -> Option<&Object> {
-        self.objects.iter().copied().find(|o| {
-            o.kind.group == group
-                && o.kind.kind == kind
-                && o.name == name
-                && (ns.is_none() || o.namespace.as_deref() == ns || o.namespace.is_none())
-        })
+impl<'a> World<'a> {
+    /// What discovery reads, indexed.
+    pub fn new(
+        objects: Vec<&'a Object>,
+        repos: &'a [RepoInfo],
+        prefixes: &'a [Option<String>],
+        trees: &'a crate::clusters::Trees,
+    ) -> World<'a> {
+        let mut by_name: HashMap<&str, Vec<&Object>> = HashMap::new();
+        for o in &objects {
+            by_name.entry(o.name.as_str()).or_default().push(o);
+        }
+        World { objects, repos, prefixes, trees, by_name }
+    }
+
+    /// The objects of `kind` named `name`, in order.
+    fn named<'s>(&'s self, kind: &'s str, name: &str) -> impl Iterator<Item = &'a Object> + 's {
+        self.by_name.get(name).into_iter().flatten().copied().filter(move |o| o.kind.kind == kind)
+    }
+
+    fn find(&self, group: &str, kind: &str, ns: Option<&str>, name: &str) -> Option<&'a Object> {
+        self.named(kind, name)
+            .find(|o| o.kind.group == group && (ns.is_none() || o.namespace.as_deref() == ns || o.namespace.is_none()))
     }
 
     /// The ConfigMap `name` that `o` reads (Flux `substituteFrom`, `valuesFrom`): the one copy, else the copy the
@@ -174,14 +192,9 @@ impl World<'_> {
     fn config_map_for(&self, o: &Object, name: &str) -> Option<&Object> {
         let ns = o.namespace.as_deref();
         let all: Vec<&Object> = self
-            .objects
-            .iter()
-            .copied()
+            .named("ConfigMap", name)
             .filter(|c| {
-                c.kind.group.is_empty()
-                    && c.kind.kind == "ConfigMap"
-                    && c.name == name
-                    && (ns.is_none() || c.namespace.as_deref() == ns || c.namespace.is_none())
+                c.kind.group.is_empty() && (ns.is_none() || c.namespace.as_deref() == ns || c.namespace.is_none())
             })
             .collect();
         let agree = |v: &[&Object]| v.windows(2).all(|w| w[0].value.get("data") == w[1].value.get("data"));

@@ -193,7 +193,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             let mut objects = current(&files, &specs, &outcomes);
             let unlisted = unlisted_flux_files(&ctx, &specs, &outcomes, &objects);
             objects.retain(|o| !(is_flux_build(o) && o.source.file.as_deref().is_some_and(|f| unlisted.contains(f))));
-            let world = World { objects, repos: &inv.repos, prefixes: &prefixes, trees: &trees };
+            let world = World::new(objects, &inv.repos, &prefixes, &trees);
             let mut found = discover::controllers(&world);
             found.extend(plain_roots(&inv.builds, &included, &app_charts, &found, &ctx));
             let mut found = dedupe(found);

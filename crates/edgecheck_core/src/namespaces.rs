@@ -185,20 +185,23 @@ impl<'a> Kustomizations<'a> {
 /// its target namespace.
 type FluxBuild<'a> = (String, HashSet<&'a str>, HashSet<&'a str>, Option<&'a str>);
 
-/// A Flux `Kustomization` object's `spec.path` and `spec.targetNamespace` (if it sets one).
-fn flux_target(o: &Object) -> Option<(&str, Option<&str>)> {
+/// A Flux `Kustomization` object's `spec.path`, `spec.targetNamespace` (if it sets one), and whether its
+/// source is a git repository (its path is then relative to that checkout's root).
+fn flux_target(o: &Object) -> Option<(&str, Option<&str>, bool)> {
     if o.kind.group != "kustomize.toolkit.fluxcd.io" || o.kind.kind != "Kustomization" {
         return None;
     }
     let spec = o.value.get("spec")?;
-    // Its path is in this checkout only when its source is a git repository (Flux's own manifests come
-    // from an OCIRepository, at `path: ./` of that artifact, not of the checkout).
-    if spec.pointer("/sourceRef/kind").and_then(Value::as_str).is_some_and(|k| k != "GitRepository") {
-        return None;
-    }
+    let git = spec.pointer("/sourceRef/kind").and_then(Value::as_str).is_none_or(|k| k == "GitRepository");
     let ns = spec.get("targetNamespace").and_then(Value::as_str).filter(|s| !s.is_empty());
     let path = spec.get("path").and_then(Value::as_str).unwrap_or("./");
-    Some((path, ns))
+    // Another source (an ExternalArtifact, an OCIRepository, a Bucket) packs directories of this checkout, or
+    // of none: its path is one of them only when found below the Kustomization's own directories, never the
+    // artifact's root (Flux's own manifests come from an OCIRepository at `path: ./`).
+    if !git && join_path("", path).is_empty() {
+        return None;
+    }
+    Some((path, ns, git))
 }
 
 /// Whether a kustomization sits in a directory strictly between `dir` (an ancestor) and `d`: it decides what
@@ -244,14 +247,14 @@ fn foreign_sources(objects: &[Object], repos: &[crate::RepoInfo]) -> HashSet<(Op
         .collect()
 }
 
-/// Where a Flux Kustomization's `spec.path` is in the loaded files: relative to the root of the checkout
-/// its file is in when that is known, else to the nearest ancestor directory of its file under which
-/// manifests were loaded.
-fn flux_dir(o: &Object, path: &str, known: &HashSet<String>) -> Option<String> {
+/// Where a Flux Kustomization's `spec.path` is in the loaded files: for a git source, relative to the root of
+/// the checkout its file is in when that is known; else (and for other sources) relative to the nearest
+/// ancestor directory of its file under which the path names loaded manifests.
+fn flux_dir(o: &Object, path: &str, git: bool, known: &HashSet<String>) -> Option<String> {
     let file = o.source.file.as_deref()?;
     let mut roots: Vec<String> = Vec::new();
     let checkout = o.source.repo_path.as_ref().and_then(|(_, rel)| file.strip_suffix(rel.as_str()));
-    if let Some(root) = checkout {
+    if let (Some(root), true) = (checkout, git) {
         roots.push(root.trim_end_matches('/').to_string());
     }
     // The root itself (`./`): the checkout's root, else the outermost directory manifests came from.
@@ -326,12 +329,12 @@ pub fn resolve(objects: &[Object], builds: &[Build], repos: &[crate::RepoInfo]) 
     let mut flux: Vec<FluxBuild<'_>> = Vec::new();
     let mut flux_example: Vec<bool> = Vec::new();
     for o in objects {
-        let Some((path, ns)) = flux_target(o) else { continue };
+        let Some((path, ns, git)) = flux_target(o) else { continue };
         // A Kustomization of another repository's GitRepository builds nothing of this checkout.
-        if foreign.contains(&source_key(o)) {
+        if git && foreign.contains(&source_key(o)) {
             continue;
         }
-        let Some(dir) = flux_dir(o, path, &known) else { continue };
+        let Some(dir) = flux_dir(o, path, git, &known) else { continue };
         let (mut files, mut dirs) = (HashSet::new(), HashSet::new());
         // With a kustomization, what it reaches; without, the one Flux generates, which lists the manifests
         // of the directory tree and the nearest kustomizations below it (each reaching its own).

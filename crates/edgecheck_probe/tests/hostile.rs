@@ -61,8 +61,8 @@ fn legacy_handshakes_obey_the_deadline_against_a_dripping_server() {
     assert!(v[0].2.ends_with("stalled: no TLS handshake within the timeout"), "{}", v[0].2);
 }
 
-/// Redirects `/rN` to `/rN+1` after 150 ms, for ever (half the per-request timeout: a loaded machine's
-/// scheduling does not turn it into a request timeout).
+/// Redirects `/rN` to `/rN+1` after 75 ms, for ever (a quarter of the per-request timeout: a loaded machine's
+/// scheduling does not turn it into a request timeout; at half of it, a loaded CI run once did).
 fn slow_redirects(mut s: std::net::TcpStream) {
     use std::io::{Read, Write};
     let mut buf = [0u8; 4096];
@@ -70,7 +70,7 @@ fn slow_redirects(mut s: std::net::TcpStream) {
     let req = String::from_utf8_lossy(&buf[..n]).to_string();
     let path = req.split_whitespace().nth(1).unwrap_or("/").to_string();
     let next: u32 = path.trim_start_matches("/r").parse().unwrap_or(0) + 1;
-    std::thread::sleep(Duration::from_millis(150));
+    std::thread::sleep(Duration::from_millis(75));
     let _ = s.write_all(
         format!("HTTP/1.1 302 Found\r\nlocation: /r{next}\r\ncontent-length: 0\r\nconnection: close\r\n\r\n")
             .as_bytes(),
@@ -80,8 +80,8 @@ fn slow_redirects(mut s: std::net::TcpStream) {
 #[test]
 fn a_target_over_its_budget_is_a_finding() {
     let port = raw_server_fn(slow_redirects);
-    // Budget 12 × 300 ms + 1 s = 4.6 s; 40 redirects of 150 ms each (6 s) do not fit.
-    let o = ProbeOptions { max_redirects: 40, ..local(300) };
+    // Budget 12 × 300 ms + 1 s = 4.6 s; 80 redirects of 75 ms each (6 s) do not fit.
+    let o = ProbeOptions { max_redirects: 80, ..local(300) };
     let obs = probe_within_30s(vec![format!("http://127.0.0.1:{port}/")], o);
     assert!(obs[0].error.is_none(), "{:?}", obs[0].error);
     let last = obs[0].http.last().unwrap();

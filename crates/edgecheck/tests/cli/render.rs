@@ -1497,3 +1497,35 @@ fn a_failed_build_keeps_only_the_files_its_kustomization_lists() {
     let v = lint(&d, &["--no-cache"]);
     assert_eq!(at(&v, "LOD004"), vec!["auth/recover/11-cluster.yaml:1"], "{v}");
 }
+
+#[test]
+fn a_flux_kustomization_of_an_external_artifact_sets_the_namespace_of_what_it_applies() {
+    // An ExternalArtifact packs `kubernetes/apps/auth/app` as `./apps/auth/app` (Flux's artifact generator): the path
+    // is found below the Kustomization's own directories, and its targetNamespace is where the objects
+    // there land, though the build is not rendered here. A ReferenceGrant written without a namespace is
+    // auth's, not default's (xunholy/k8s-gitops: two false RTE002).
+    let ks = |target: &str| {
+        format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: auth, namespace: flux-system}}\nspec:\n  path: ./apps/auth/app\n{target}  sourceRef: {{kind: ExternalArtifact, name: auth, namespace: flux-system}}\n")
+    };
+    let d = checkout();
+    d.write("kubernetes/apps/auth/ks.yaml", ks("  targetNamespace: auth\n"));
+    d.write("kubernetes/apps/auth/app/kustomization.yaml", "resources: [svc.yaml, grant.yaml]\n");
+    d.write(
+        "kubernetes/apps/auth/app/svc.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: sso}\nspec: {ports: [{port: 80}]}\n",
+    );
+    d.write(
+        "kubernetes/apps/auth/app/grant.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: web}\nspec:\n  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: web}]\n  to: [{group: \"\", kind: Service}]\n",
+    );
+    d.write(
+        "kubernetes/apps/web/route.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: GatewayClass\nmetadata: {name: envoy}\nspec: {controllerName: gateway.envoyproxy.io/gatewayclass-controller}\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: main, namespace: web}\nspec:\n  gatewayClassName: envoy\n  listeners: [{name: http, port: 80, protocol: HTTP}]\n---\napiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: login, namespace: web}\nspec:\n  parentRefs: [{name: main}]\n  rules: [{backendRefs: [{name: sso, namespace: auth, port: 80}]}]\n",
+    );
+    let v = lint(&d, &["--no-cache"]);
+    assert!(at(&v, "RTE002").is_empty(), "{v}");
+    // Near miss: without targetNamespace the grant stays in default, where it allows nothing.
+    d.write("kubernetes/apps/auth/ks.yaml", ks(""));
+    let v = lint(&d, &["--no-cache"]);
+    assert_eq!(at(&v, "RTE002"), vec!["kubernetes/apps/web/route.yaml:18"], "{v}");
+}

@@ -252,6 +252,9 @@ fn foreign_sources(objects: &[Object], repos: &[crate::RepoInfo]) -> HashSet<(Op
 /// ancestor directory of its file under which the path names loaded manifests.
 fn flux_dir(o: &Object, path: &str, git: bool, known: &HashSet<String>) -> Option<String> {
     let file = o.source.file.as_deref()?;
+    // As discovery reads it: `/apps/x`, `./apps/x/` and `apps/x` are one path of the source.
+    let path = crate::graph::normalize_rel_path(path);
+    let path = path.as_str();
     let mut roots: Vec<String> = Vec::new();
     let checkout = o.source.repo_path.as_ref().and_then(|(_, rel)| file.strip_suffix(rel.as_str()));
     if let (Some(root), true) = (checkout, git) {
@@ -328,6 +331,10 @@ pub fn resolve(objects: &[Object], builds: &[Build], repos: &[crate::RepoInfo]) 
     // (a kustomization there may include bases elsewhere), and the namespace.
     let mut flux: Vec<FluxBuild<'_>> = Vec::new();
     let mut flux_example: Vec<bool> = Vec::new();
+    // Kustomization directories in order: those below a Flux path are one run of it (a scan of every
+    // kustomization per Flux Kustomization was O(Flux × kustomizations)).
+    let mut kdirs: Vec<(&str, usize)> = k.by_dir.iter().map(|(d, &i)| (*d, i)).collect();
+    kdirs.sort_unstable();
     for o in objects {
         let Some((path, ns, git)) = flux_target(o) else { continue };
         // A Kustomization of another repository's GitRepository builds nothing of this checkout.
@@ -340,12 +347,16 @@ pub fn resolve(objects: &[Object], builds: &[Build], repos: &[crate::RepoInfo]) 
         // of the directory tree and the nearest kustomizations below it (each reaching its own).
         let starts: Vec<usize> = match k.by_dir.get(dir.as_str()) {
             Some(&i) => vec![i],
-            None => k
-                .by_dir
-                .iter()
-                .filter(|(d, _)| **d != dir.as_str() && under(d, &dir) && !narrowed(&k, d, &dir))
-                .map(|(_, &i)| i)
-                .collect(),
+            None => {
+                let prefix = if dir.is_empty() { String::new() } else { format!("{dir}/") };
+                let start = kdirs.partition_point(|(d, _)| *d < prefix.as_str());
+                kdirs[start..]
+                    .iter()
+                    .take_while(|(d, _)| d.starts_with(prefix.as_str()))
+                    .filter(|(d, _)| *d != dir.as_str() && under(d, &dir) && !narrowed(&k, d, &dir))
+                    .map(|&(_, i)| i)
+                    .collect()
+            }
         };
         for i in starts {
             for j in k.reach(i) {

@@ -37,23 +37,24 @@ pub fn in_example_dir(rel: &str) -> bool {
 
 /// The names a file takes when it is a template someone fills in or copies before applying it (`sed` over
 /// `template.yaml`, `cp issuer.template.yaml env/issuer.yaml`): the stem is `template`, `example` or
-/// `sample`, or one of [`TEMPLATE_MARKS`] is a dotted part of the name before its extension.
+/// `sample`, or one of [`TEMPLATE_MARKS`] is the last dotted part of the name before its extension.
 pub const TEMPLATE_STEMS: &[&str] = &["template", "example", "sample"];
 
 /// Dotted parts of a file name that mark a template or sample (`issuer.template.yaml`, `values.tpl.yaml`).
 pub const TEMPLATE_MARKS: &[&str] = &["template", "tmpl", "tpl", "example", "sample", "dist"];
 
 /// Whether the file at `rel` is named as a template or a sample (see [`TEMPLATE_STEMS`]). Only the name
-/// counts, and only whole dotted parts of it: `workflow-template.yaml` (an Argo WorkflowTemplate) and
-/// `templates.yaml` are manifests.
+/// counts, and only a whole dotted part of it: `workflow-template.yaml` (an Argo WorkflowTemplate),
+/// `templates.yaml` and `whoami.example.com.yaml` are manifests.
 pub fn template_file_name(rel: &str) -> bool {
     let name = rel.rsplit_once('/').map_or(rel, |(_, n)| n).to_ascii_lowercase();
     let Some((stem, _ext)) = name.rsplit_once('.') else { return false };
     if TEMPLATE_STEMS.contains(&stem) {
         return true;
     }
-    // Parts after the first: `issuer.template` → `template`; the first part is the object's own name.
-    stem.split('.').skip(1).any(|part| TEMPLATE_MARKS.contains(&part))
+    // The last dotted part before the extension: `issuer.template` → `template`. Only the last: a file named
+    // for a host (`whoami.example.com.yaml`) is a manifest.
+    stem.rsplit_once('.').is_some_and(|(_, mark)| TEMPLATE_MARKS.contains(&mark))
 }
 
 #[cfg(test)]
@@ -78,6 +79,8 @@ mod tests {
         assert!(!template_file_name("pod-template.yaml"));
         assert!(!template_file_name("template"));
         assert!(!template_file_name("sample-app.ingress.yaml"));
+        assert!(!template_file_name("apps/whoami.example.com.yaml"));
+        assert!(!template_file_name("ingress.sample.example.org.yml"));
     }
 
     #[test]

@@ -14,6 +14,16 @@ use crate::LoadOptions;
 /// `inv.repos` and each object's `repo_path`.
 pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options: &LoadOptions) {
     let mut repos: Vec<RepoInfo> = Vec::new();
+    // `checkout_urls` (a configuration named from elsewhere) name the linted checkouts only when the
+    // configuration is in none of them: one inside a linted checkout names that checkout, as `repo_urls`.
+    let config_dirs: Vec<PathBuf> = options.repo_urls.iter().filter_map(|(p, _)| p.canonicalize().ok()).collect();
+    let in_a_checkout =
+        roots.iter().filter(|r| r.as_os_str() != "-").filter_map(|r| r.canonicalize().ok()).any(|abs| {
+            let base = if abs.is_dir() { abs.clone() } else { abs.parent().map(Path::to_path_buf).unwrap_or_default() };
+            let top = find_git_root(&base).unwrap_or(base);
+            config_dirs.iter().any(|c| c.starts_with(&top))
+        });
+    let checkout_urls: &[String] = if in_a_checkout { &[] } else { &options.checkout_urls };
     for root in roots.iter().filter(|r| r.as_os_str() != "-") {
         let Ok(abs) = root.canonicalize() else {
             continue;
@@ -44,13 +54,11 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
             (Some((root, urls)), _) => (root, urls, false),
             (None, Some(g)) => {
                 let mut r = remotes_of(&g, options.max_file_size, &mut inv.problems);
-                r.extend(options.checkout_urls.iter().filter(|u| !r.contains(u)).cloned().collect::<Vec<_>>());
+                r.extend(checkout_urls.iter().filter(|u| !r.contains(u)).cloned().collect::<Vec<_>>());
                 (g, r, false)
             }
             // Not a checkout, but `--config` says which repository it is.
-            (None, None) if abs.is_dir() && !options.checkout_urls.is_empty() => {
-                (base.clone(), options.checkout_urls.clone(), false)
-            }
+            (None, None) if abs.is_dir() && !checkout_urls.is_empty() => (base.clone(), checkout_urls.to_vec(), false),
             // Not a checkout (a tarball, a CI artifact, a copy): the linted directory stands in for the
             // repository of the Argo CD sources whose paths it has (`RepoInfo::assumed`; LOD012 says so).
             (None, None) if abs.is_dir() => (base.clone(), Vec::new(), true),

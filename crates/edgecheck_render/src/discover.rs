@@ -155,9 +155,17 @@ pub struct World<'a> {
     pub prefixes: &'a [Option<String>],
     /// Which cluster tree a file is in.
     pub trees: &'a crate::clusters::Trees,
-    /// The objects by name, in order: a controller's source or values ConfigMap is looked up, not scanned
-    /// for (a scan per controller was O(objects × controllers)).
-    by_name: HashMap<&'a str, Vec<&'a Object>>,
+    /// The objects by name, then by namespace, in load order: a controller's source or values ConfigMap is
+    /// looked up, not scanned for (a scan per controller was O(objects × controllers), and so is a scan of
+    /// the same-named ConfigMaps of every namespace).
+    by_name: HashMap<&'a str, Named<'a>>,
+}
+
+/// The objects of one name: by namespace, and those without one, each with its load position.
+#[derive(Default)]
+struct Named<'a> {
+    by_ns: HashMap<&'a str, Vec<(usize, &'a Object)>>,
+    no_ns: Vec<(usize, &'a Object)>,
 }
 
 impl<'a> World<'a> {
@@ -168,21 +176,32 @@ impl<'a> World<'a> {
         prefixes: &'a [Option<String>],
         trees: &'a crate::clusters::Trees,
     ) -> World<'a> {
-        let mut by_name: HashMap<&str, Vec<&Object>> = HashMap::new();
-        for o in &objects {
-            by_name.entry(o.name.as_str()).or_default().push(o);
+        let mut by_name: HashMap<&str, Named<'_>> = HashMap::new();
+        for (i, o) in objects.iter().enumerate() {
+            let n = by_name.entry(o.name.as_str()).or_default();
+            match o.namespace.as_deref() {
+                Some(ns) => n.by_ns.entry(ns).or_default().push((i, o)),
+                None => n.no_ns.push((i, o)),
+            }
         }
         World { objects, repos, prefixes, trees, by_name }
     }
 
-    /// The objects of `kind` named `name`, in order.
-    fn named<'s>(&'s self, kind: &'s str, name: &str) -> impl Iterator<Item = &'a Object> + 's {
-        self.by_name.get(name).into_iter().flatten().copied().filter(move |o| o.kind.kind == kind)
+    /// The objects of `kind` named `name` in namespace `ns` or in none (any namespace when `ns` is `None`), in
+    /// load order.
+    fn named(&self, kind: &str, name: &str, ns: Option<&str>) -> Vec<&'a Object> {
+        let Some(n) = self.by_name.get(name) else { return Vec::new() };
+        let mut hits: Vec<(usize, &'a Object)> = match ns {
+            Some(ns) => n.by_ns.get(ns).into_iter().flatten().chain(&n.no_ns).copied().collect(),
+            None => n.by_ns.values().flatten().chain(&n.no_ns).copied().collect(),
+        };
+        hits.retain(|(_, o)| o.kind.kind == kind);
+        hits.sort_unstable_by_key(|(i, _)| *i);
+        hits.into_iter().map(|(_, o)| o).collect()
     }
 
     fn find(&self, group: &str, kind: &str, ns: Option<&str>, name: &str) -> Option<&'a Object> {
-        self.named(kind, name)
-            .find(|o| o.kind.group == group && (ns.is_none() || o.namespace.as_deref() == ns || o.namespace.is_none()))
+        self.named(kind, name, ns).into_iter().find(|o| o.kind.group == group)
     }
 
     /// The ConfigMap `name` that `o` reads (Flux `substituteFrom`, `valuesFrom`): the one copy, else the copy the
@@ -191,12 +210,8 @@ impl<'a> World<'a> {
     /// `None` when several copies leave it ambiguous (a guess would put one cluster's hosts in another's).
     fn config_map_for(&self, o: &Object, name: &str) -> Option<&Object> {
         let ns = o.namespace.as_deref();
-        let all: Vec<&Object> = self
-            .named("ConfigMap", name)
-            .filter(|c| {
-                c.kind.group.is_empty() && (ns.is_none() || c.namespace.as_deref() == ns || c.namespace.is_none())
-            })
-            .collect();
+        let all: Vec<&Object> =
+            self.named("ConfigMap", name, ns).into_iter().filter(|c| c.kind.group.is_empty()).collect();
         let agree = |v: &[&Object]| v.windows(2).all(|w| w[0].value.get("data") == w[1].value.get("data"));
         if all.len() <= 1 || agree(&all) {
             return all.first().copied();

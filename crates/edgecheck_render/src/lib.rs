@@ -619,7 +619,15 @@ fn plain_roots(
             }
         }
     }
-    let free = |dir: &str| !trees.iter().any(|t| dir == *t || under_dir(dir, t));
+    // A directory is free when no tree holds it: it and its ancestors are looked up (a scan of every tree per
+    // directory was O(builds × controllers)).
+    let tree_set: HashSet<&str> = trees.iter().copied().collect();
+    let free = |dir: &str| {
+        !std::iter::once(dir)
+            .chain(dir.rmatch_indices('/').map(|(i, _)| &dir[..i]))
+            .chain([""])
+            .any(|a| tree_set.contains(a))
+    };
     // An app-of-apps chart (its templates write Applications) no build renders: bootstrap installs it by
     // hand (`argocd app create --path`, `helm install`), with its own values.
     let charts: Vec<Spec> = app_charts
@@ -651,8 +659,18 @@ fn plain_roots(
         .filter(|b| free(&b.dir))
         // An aggregate of directories controller builds apply one by one (`infra/network` listing `cilium` and
         // `vpn`, each a Flux Kustomization's path, maybe in different clusters) is a convenience to preview them
-        // together, not what a cluster runs: as a build it would put every part in every cluster.
-        .filter(|b| !b.dirs.iter().any(|d| reached.contains(d.as_str()) || !free(d)))
+        // together, not what a cluster runs: as a build it would put every part in every cluster. Only a pure
+        // aggregate: an overlay that changes what it includes (its own files, patches, a namespace) is a build.
+        .filter(|b| {
+            let aggregate = b.files.is_empty()
+                && b.patches.is_empty()
+                && b.namespace.is_none()
+                && !b.helm_charts
+                && !b.rewrites
+                && !b.dirs.is_empty()
+                && b.dirs.iter().any(|d| reached.contains(d.as_str()) || !free(d));
+            !aggregate
+        })
         .map(|b| {
             plain(
                 format!("kustomization {}", if b.dir.is_empty() { "." } else { &b.dir }),

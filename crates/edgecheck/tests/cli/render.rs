@@ -1374,6 +1374,13 @@ fn an_aggregate_of_directories_flux_applies_one_by_one_is_not_a_plain_root() {
     };
     let v = lint(&d, &["--no-cache"]);
     assert!(rte002(&v).is_empty(), "{v}");
+    // An overlay of a directory a controller applies, which changes it (here its namespace), is still a build
+    // of its own; the aggregate is not.
+    d.write("overlays/staging/kustomization.yaml", "namespace: staging\nresources: [../../infra/network/gw]\n");
+    let r = edgecheck(d.path(), &["lint", ".", "--show-builds", "--no-config", "--no-cache"]);
+    assert!(r.stdout.contains("kustomization overlays/staging"), "{}", r.stdout);
+    assert!(!r.stdout.contains("kustomization infra/network "), "{}", r.stdout);
+    std::fs::remove_dir_all(d.path().join("overlays")).expect("rm");
     // Near miss: prod, which applies vpn, loses its grant.
     std::fs::remove_file(d.path().join("clusters/prod/grant.yaml")).expect("rm");
     let v = lint(&d, &["--no-cache"]);
@@ -1433,9 +1440,12 @@ fn a_config_named_from_elsewhere_says_which_repository_a_mirror_clone_is() {
     assert!(at(&run(None), "RTE001").is_empty(), "nothing rendered without it");
     let v = run(Some(&elsewhere.path().join("ci.toml")));
     assert_eq!(at(&v, "RTE001"), vec!["apps/portal/route.yaml:5"], "{v}");
-    // Near miss: a configuration from elsewhere that names another repository.
+    // Near misses: a configuration from elsewhere that names another repository, and one inside the clone
+    // (its URLs name its own directory, as a found configuration's do, not the whole clone).
     elsewhere.write("other.toml", "repo-urls = [\"https://github.com/acme/other.git\"]\n");
     assert!(at(&run(Some(&elsewhere.path().join("other.toml"))), "RTE001").is_empty());
+    d.write("examples/x/ci.toml", format!("repo-urls = [\"{REPO}\"]\n"));
+    assert!(at(&run(Some(&d.path().join("examples/x/ci.toml"))), "RTE001").is_empty());
     // A configuration in a directory above the clone (`/tmp/ci.toml` for `/tmp/clone`) names the clone too,
     // not the directory it is in.
     let above = Dir::new();

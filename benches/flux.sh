@@ -41,14 +41,8 @@ for i in range(n):
 PY
 }
 
-best() { # best wall time in seconds of $runs runs of "$@"
-  local b=1e9 s e
-  for _ in $(seq "$runs"); do
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-    b=$(python3 -c "print(min($b, $e - $s))")
-  done
-  echo "$b"
-}
+# shellcheck source=benches/common.sh
+. benches/common.sh
 
 printf '%-10s %6s %9s %8s %10s %9s\n' build apps objects lint objects/s 'peak RSS'
 for n in "${counts[@]}"; do

@@ -19,14 +19,8 @@ trap 'rm -rf "$dir"' EXIT
 cargo build --release -q --locked -p edgecheck --bin edgecheck --example gen_repo
 bin=./target/release/edgecheck
 
-best() { # best wall time in seconds of $runs runs of "$@"
-  local b=1e9 s e
-  for _ in $(seq "$runs"); do
-    s=$(date +%s.%N); "$@" >/dev/null 2>&1 || true; e=$(date +%s.%N)
-    b=$(python3 -c "print(min($b, $e - $s))")
-  done
-  echo "$b"
-}
+# shellcheck source=benches/common.sh
+. benches/common.sh
 
 rows=()
 base_rows=()

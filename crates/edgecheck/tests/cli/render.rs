@@ -26,6 +26,17 @@ fn at(v: &serde_json::Value, code: &str) -> Vec<String> {
         .collect()
 }
 
+/// Findings of `code` as `cluster file` (a lint of several clusters).
+fn in_clusters(v: &serde_json::Value, code: &str) -> Vec<String> {
+    v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == code)
+        .map(|f| format!("{} {}", f["cluster"].as_str().unwrap_or("-"), f["file"].as_str().unwrap_or("-")))
+        .collect()
+}
+
 /// The evidence of the findings of `code`, as one string to search.
 fn evidence(v: &serde_json::Value, code: &str) -> String {
     v["findings"]
@@ -1363,17 +1374,8 @@ fn an_aggregate_of_directories_flux_applies_one_by_one_is_not_a_plain_root() {
     );
     let grant = "apiVersion: gateway.networking.k8s.io/v1beta1\nkind: ReferenceGrant\nmetadata: {name: vpn, namespace: auth}\nspec:\n  from: [{group: gateway.networking.k8s.io, kind: HTTPRoute, namespace: vpn}]\n  to: [{group: \"\", kind: Service}]\n";
     d.write("clusters/prod/grant.yaml", grant);
-    let rte002 = |v: &serde_json::Value| -> Vec<String> {
-        v["findings"]
-            .as_array()
-            .expect("findings")
-            .iter()
-            .filter(|f| f["code"] == "RTE002")
-            .map(|f| format!("{} {}", f["cluster"].as_str().unwrap_or("-"), f["file"].as_str().unwrap_or("-")))
-            .collect()
-    };
     let v = lint(&d, &["--no-cache"]);
-    assert!(rte002(&v).is_empty(), "{v}");
+    assert!(in_clusters(&v, "RTE002").is_empty(), "{v}");
     // An overlay of a directory a controller applies, which changes it (here its namespace), is still a build
     // of its own; the aggregate is not.
     d.write("overlays/staging/kustomization.yaml", "namespace: staging\nresources: [../../infra/network/gw]\n");
@@ -1384,7 +1386,7 @@ fn an_aggregate_of_directories_flux_applies_one_by_one_is_not_a_plain_root() {
     // Near miss: prod, which applies vpn, loses its grant.
     std::fs::remove_file(d.path().join("clusters/prod/grant.yaml")).expect("rm");
     let v = lint(&d, &["--no-cache"]);
-    assert_eq!(rte002(&v), ["prod infra/network/vpn/route.yaml"], "{v}");
+    assert_eq!(in_clusters(&v, "RTE002"), ["prod infra/network/vpn/route.yaml"], "{v}");
 }
 
 #[test]
@@ -1408,14 +1410,7 @@ fn a_helm_release_reads_the_values_its_own_clusters_build_generated() {
     );
     let v = lint(&d, &["--no-cache"]);
     // The certificate is for web.example.com: lab's host (web.example.org) is not covered; prod's is.
-    let tls015: Vec<String> = v["findings"]
-        .as_array()
-        .expect("findings")
-        .iter()
-        .filter(|f| f["code"] == "TLS015")
-        .map(|f| format!("{} {}", f["cluster"].as_str().unwrap_or("-"), f["file"].as_str().unwrap_or("-")))
-        .collect();
-    assert_eq!(tls015, ["lab charts/web/templates/certificate.yaml"], "{v}");
+    assert_eq!(in_clusters(&v, "TLS015"), ["lab charts/web/templates/certificate.yaml"], "{v}");
     assert!(!evidence(&v, "LOD010").contains("is not in the inputs"), "{v}");
 }
 

@@ -188,11 +188,22 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     }
     let mut outcomes: HashMap<String, Outcome> = HashMap::new();
     let mut specs: Vec<Spec> = Vec::new();
+    // What the previous round's discovery read (the objects themselves, by address: files and outcomes are
+    // neither moved nor dropped while rounds run).
+    let mut read: Option<Vec<*const Object>> = None;
     for _ in 0..opts.max_depth.max(1) {
         let found = {
             let mut objects = current(&files, &specs, &outcomes);
             let unlisted = unlisted_flux_files(&ctx, &specs, &outcomes, &objects);
             objects.retain(|o| !(is_flux_build(o) && o.source.file.as_deref().is_some_and(|f| unlisted.contains(f))));
+            let objects = discover::inputs(objects);
+            // The same inputs find the same builds: what the renders added or replaced is nothing discovery
+            // reads (2,500 Applications of plain directories were discovered a second time only to agree).
+            let now: Vec<*const Object> = objects.iter().map(|o| std::ptr::from_ref(*o)).collect();
+            if read.as_ref() == Some(&now) {
+                break;
+            }
+            read = Some(now);
             let world = World::new(objects, &inv.repos, &prefixes, &trees);
             let mut found = discover::controllers(&world);
             found.extend(plain_roots(&inv.builds, &included, &app_charts, &found, &ctx));
@@ -211,9 +222,9 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             break;
         }
         if opts.mode == Mode::Auto {
-            let new: Vec<&Spec> = found.iter().filter(|s| !outcomes.contains_key(&s.key())).collect();
+            let new: Vec<&Spec> = found.iter().filter(|s| !outcomes.contains_key(s.key())).collect();
             let rendered: Vec<(String, Outcome)> =
-                new.par_iter().map(|s| (s.key(), render_spec(&ctx, s, &files, &index))).collect();
+                new.par_iter().map(|s| (s.key().to_string(), render_spec(&ctx, s, &files, &index))).collect();
             outcomes.extend(rendered);
         }
         specs = found;
@@ -248,7 +259,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         foreign_kdirs = kdirs(&others).into_iter().filter(|d| !own.contains(d)).collect();
         for s in &others {
             foreign_dirs.extend(s.claims.iter().cloned());
-            match outcomes.get(&s.key()) {
+            match outcomes.get(s.key()) {
                 Some(o) => {
                     for (p, how) in o.parts.iter().zip(&s.parts) {
                         foreign.extend(p.replaced.iter().cloned());
@@ -277,7 +288,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut problems: Vec<LoadProblem> = Vec::new();
     let mut taken: HashSet<String> = HashSet::new();
     for s in &specs {
-        let outcome = outcomes.get(&s.key());
+        let outcome = outcomes.get(s.key());
         records.push(record(&ctx, s, outcome, opts.mode));
         in_failed.extend(s.claims.iter().map(String::as_str));
         claimed_files.extend(claim_files(&ctx, &s.claims));
@@ -299,7 +310,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             replaced.extend(p.replaced.iter().map(String::as_str));
             applied.extend(p.applied.iter().map(String::as_str));
         }
-        if taken.insert(s.key()) {
+        if taken.insert(s.key().to_string()) {
             objects.extend(o.objects().cloned());
             problems.extend(o.parts.iter().flat_map(|p| p.problems.iter().cloned()));
         }
@@ -373,7 +384,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     // Templates of the charts that were rendered are no longer skipped.
     let rendered_templates: usize = specs
         .iter()
-        .filter_map(|s| outcomes.get(&s.key()).map(|o| (s, o)))
+        .filter_map(|s| outcomes.get(s.key()).map(|o| (s, o)))
         .flat_map(|(s, o)| s.parts.iter().zip(&o.parts))
         .filter(|(_, p)| p.state.is_ok())
         .filter_map(|(h, _)| match h {
@@ -473,7 +484,7 @@ fn current<'a>(files: &'a [Object], specs: &[Spec], outcomes: &'a HashMap<String
     let mut seen = HashSet::new();
     for s in specs {
         let key = s.key();
-        let Some(o) = outcomes.get(&key) else { continue };
+        let Some(o) = outcomes.get(key) else { continue };
         for p in &o.parts {
             replaced.extend(p.replaced.iter().map(String::as_str));
         }
@@ -507,7 +518,7 @@ fn unlisted_flux_files(
 ) -> HashSet<String> {
     let mut built: Vec<String> = Vec::new();
     for s in specs {
-        let Some(o) = outcomes.get(&s.key()) else { continue };
+        let Some(o) = outcomes.get(s.key()) else { continue };
         for (how, p) in s.parts.iter().zip(&o.parts) {
             match (how, &p.state) {
                 (How::Kustomize { dir, .. }, Ok(_)) => built.push(dir.clone()),
@@ -579,7 +590,8 @@ fn dedupe(found: Vec<Spec>) -> Vec<Spec> {
     let mut names: HashMap<String, usize> = HashMap::new();
     let mut out = Vec::new();
     for mut s in found {
-        if !seen.insert(s.key()) {
+        s.seal();
+        if !seen.insert(s.key().to_string()) {
             continue;
         }
         let n = names.entry(s.name.clone()).or_default();
@@ -695,6 +707,7 @@ fn plain(name: String, file: String, how: How) -> Spec {
         substitute: None,
         claims: Vec::new(),
         from: None,
+        key: String::new(),
     }
 }
 

@@ -162,7 +162,13 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
         }
     }
 
-    let parsed: Vec<FileResult> = inputs.par_iter().map(|i| load_input(i, options.max_file_size)).collect();
+    // The checkouts are found (a walk of each tree, a `realpath` of each directory) while the files parse.
+    let files: Vec<(String, PathBuf)> =
+        inputs.iter().filter(|i| !i.stdin).map(|i| (i.display.clone(), i.path.clone())).collect();
+    let (parsed, checkouts): (Vec<FileResult>, repo::Checkouts) = rayon::join(
+        || inputs.par_iter().map(|i| load_input(i, options.max_file_size)).collect(),
+        || repo::checkouts(&files, &roots, options),
+    );
     // Files that could be read (whether or not they parse); the others are `Unreadable` problems.
     inv.files = parsed.iter().filter(|r| r.read).count();
     inv.skipped_templates += skipped_templates;
@@ -186,12 +192,7 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
         inv.objects.retain(|o| !o.source.file.as_deref().is_some_and(|f| patches.contains(f)));
         inv.skipped_documents += before - inv.objects.len();
     }
-    repo::attach(
-        &mut inv,
-        &inputs.iter().filter(|i| !i.stdin).map(|i| i.path.clone()).collect::<Vec<_>>(),
-        &roots,
-        options,
-    );
+    repo::attach(&mut inv, checkouts);
     (inv, errors)
 }
 

@@ -10,9 +10,53 @@ use edgecheck_core::{Inventory, LoadProblem, LoadProblemKind, RepoInfo};
 use crate::read::{read_regular_text, ReadError};
 use crate::LoadOptions;
 
-/// Finds the checkouts of `files` (and of the linted `roots` named in `options.repo_urls`), fills
-/// `inv.repos` and each object's `repo_path`.
-pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options: &LoadOptions) {
+/// The checkouts of a lint and where its files sit in them: what [`checkouts`] finds from the paths alone,
+/// while the files are parsed, and [`attach`] gives the inventory.
+#[derive(Default)]
+pub struct Checkouts {
+    repos: Vec<RepoInfo>,
+    problems: Vec<LoadProblem>,
+    /// Each file (as objects name it) with its checkout and its path there.
+    placed: HashMap<String, Option<(usize, String)>>,
+    /// Directories resolved so far (for files found after parsing).
+    dirs: HashMap<PathBuf, Option<PathBuf>>,
+}
+
+/// Fills `inv.repos` and each object's `repo_path` from what [`checkouts`] found.
+pub fn attach(inv: &mut Inventory, found: Checkouts) {
+    let Checkouts { repos, problems, mut placed, mut dirs } = found;
+    inv.problems.extend(problems);
+    if repos.is_empty() {
+        return;
+    }
+    for o in &mut inv.objects {
+        let Some(f) = o.source.file.as_deref() else {
+            continue;
+        };
+        if let Some(p) = placed.get(f) {
+            o.source.repo_path.clone_from(p);
+            continue;
+        }
+        let p = place(Path::new(f), &repos, &mut dirs);
+        o.source.repo_path.clone_from(&p);
+        placed.insert(f.to_string(), p);
+    }
+    inv.repos = repos;
+}
+
+/// The checkout of `f` and its path there.
+fn place(f: &Path, repos: &[RepoInfo], dirs: &mut HashMap<PathBuf, Option<PathBuf>>) -> Option<(usize, String)> {
+    let abs = resolve(f, dirs)?;
+    repos
+        .iter()
+        .enumerate()
+        .find_map(|(i, r)| abs.strip_prefix(&r.root).ok().map(|rel| (i, rel.to_string_lossy().replace('\\', "/"))))
+}
+
+/// Finds the checkouts of the linted `roots` (and of those named in `options.repo_urls`) and places `files`
+/// (each as objects name it, and its path) in them. It reads only paths, so it runs while the files parse.
+pub fn checkouts(files: &[(String, PathBuf)], roots: &[PathBuf], options: &LoadOptions) -> Checkouts {
+    let mut out = Checkouts::default();
     let mut repos: Vec<RepoInfo> = Vec::new();
     // `checkout_urls` (a configuration named from elsewhere) name the linted checkouts only when the
     // configuration is in none of them: one inside a linted checkout names that checkout, as `repo_urls`.
@@ -53,7 +97,7 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
         let (top, remotes, assumed) = match (configured, git) {
             (Some((root, urls)), _) => (root, urls, false),
             (None, Some(g)) => {
-                let mut r = remotes_of(&g, options.max_file_size, &mut inv.problems);
+                let mut r = remotes_of(&g, options.max_file_size, &mut out.problems);
                 r.extend(checkout_urls.iter().filter(|u| !r.contains(u)).cloned().collect::<Vec<_>>());
                 (g, r, false)
             }
@@ -76,31 +120,19 @@ pub fn attach(inv: &mut Inventory, files: &[PathBuf], roots: &[PathBuf], options
         repos.push(RepoInfo { root: top, remotes, dirs, files: tree_files, assumed });
     }
     if repos.is_empty() {
-        return;
+        return out;
     }
-    let _ = files;
     // Each file is placed once (a file holds several objects), and each directory is resolved once: a file
     // that is not a link is its resolved directory joined with its name (resolving every file's path again
     // cost a look at each of its components).
-    let mut dirs: HashMap<PathBuf, Option<PathBuf>> = HashMap::new();
-    let mut placed: HashMap<String, Option<(usize, String)>> = HashMap::new();
-    for o in &mut inv.objects {
-        let Some(f) = o.source.file.as_deref() else {
-            continue;
-        };
-        if let Some(p) = placed.get(f) {
-            o.source.repo_path.clone_from(p);
-            continue;
+    for (name, path) in files {
+        if !out.placed.contains_key(name) {
+            let p = place(path, &repos, &mut out.dirs);
+            out.placed.insert(name.clone(), p);
         }
-        let p = resolve(Path::new(f), &mut dirs).and_then(|abs| {
-            repos.iter().enumerate().find_map(|(i, r)| {
-                abs.strip_prefix(&r.root).ok().map(|rel| (i, rel.to_string_lossy().replace('\\', "/")))
-            })
-        });
-        o.source.repo_path.clone_from(&p);
-        placed.insert(f.to_string(), p);
     }
-    inv.repos = repos;
+    out.repos = repos;
+    out
 }
 
 /// The file's absolute path with links resolved, as `canonicalize` gives it, with its directory's resolution

@@ -294,9 +294,8 @@ pub fn inputs(objects: Vec<&Object>) -> Vec<&Object> {
     fn group_kind(o: &Object) -> (&str, &str) {
         (o.kind.group.as_str(), o.kind.kind.as_str())
     }
-    let flux = objects
-        .iter()
-        .any(|o| matches!(group_kind(o), (FLUX_KUSTOMIZE, "Kustomization") | (FLUX_HELM, "HelmRelease")));
+    let flux =
+        objects.iter().any(|o| matches!(group_kind(o), (FLUX_KUSTOMIZE, "Kustomization") | (FLUX_HELM, "HelmRelease")));
     objects
         .into_iter()
         .filter(|o| match group_kind(o) {

@@ -540,7 +540,7 @@ fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxE
                     line: line.saturating_add(start_line - 1),
                     col: u32::try_from(e.marker().col()).unwrap_or(0),
                     message: e.info().to_string(),
-                    templated: text.contains("{{") || text.contains("{%") || text.contains("${"),
+                    templated: template_text(text),
                     excessive_aliasing: false,
                 });
             }
@@ -552,6 +552,23 @@ fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxE
     }
     b.lines.finish();
     Ok(Some(Document { line: b.root_line, value, lines: b.lines }))
+}
+
+/// Whether a document that does not parse is a template to be filled in: it holds template directives
+/// (`{{ }}`, `{% %}`), substitution variables (`${VAR}`), or a line that is a placeholder alone where entries go
+/// (`<CERT_MANAGER_ISSUER_ANNOTATION_1>`, `- <EXTRA_ARGS>`: a generator such as kubefirst's replaces the line
+/// with mapping entries or items before anything is applied).
+fn template_text(text: &str) -> bool {
+    text.contains("{{")
+        || text.contains("{%")
+        || text.contains("${")
+        || text.lines().any(|l| {
+            let l = l.trim();
+            let l = l.strip_prefix("- ").map_or(l, str::trim_start);
+            l.strip_prefix('<').and_then(|r| r.strip_suffix('>')).is_some_and(|name| {
+                !name.is_empty() && name.bytes().all(|c| c.is_ascii_alphanumeric() || matches!(c, b'_' | b'-' | b'.'))
+            })
+        })
 }
 
 /// Resolves a plain scalar by the YAML 1.2 core schema (what Kubernetes' YAML reader accepts for
@@ -707,6 +724,19 @@ mod tests {
             .unwrap();
         assert_eq!(d.value["items"][0]["kind"], "Service");
         assert_eq!(line(&d, "items[0]"), Some(4));
+    }
+
+    #[test]
+    fn a_placeholder_alone_on_a_line_makes_a_broken_document_a_template() {
+        let broken =
+            |line: &str| parse_single(&format!("metadata:\n  annotations:\n    a: b\n    {line}\n")).unwrap_err();
+        assert!(broken("<CERT_MANAGER_ISSUER_ANNOTATION_1>").templated);
+        assert!(broken("- <EXTRA_ARGS>").templated);
+        assert!(broken("<your-annotation.here>").templated);
+        // Not a placeholder alone: prose in brackets, a broken entry.
+        assert!(!broken("<add annotations here>").templated);
+        assert!(!broken("cert-manager.io/cluster-issuer").templated);
+        assert!(!broken("<>").templated);
     }
 
     #[test]

@@ -387,6 +387,13 @@ fn argo_helm(
         match edgecheck_load::yaml::parse_single(text) {
             Ok(Some(d)) => values.push(d.value),
             Ok(None) => {}
+            // Placeholders a generator fills in before Argo CD sees them: not a failure of this checkout.
+            Err(e) if e.templated => {
+                return Some(How::No {
+                    what: dir.to_string(),
+                    why: NotRendered::Other("spec.source.helm.values is a template to be filled in".into()),
+                })
+            }
             Err(e) => {
                 return Some(How::No {
                     what: dir.to_string(),
@@ -882,10 +889,12 @@ fn flux_values(world: &World<'_>, o: &Object, spec: &Value, b: &mut Spec) -> Opt
                 Ok(Some(d)) => values.push(d.value),
                 Ok(None) => {}
                 Err(e) => {
-                    b.parts.push(How::No {
-                        what: o.name.clone(),
-                        why: NotRendered::Failed(format!("valuesFrom ConfigMap `{name}` is not YAML: {}", e.message)),
-                    });
+                    let why = if e.templated {
+                        NotRendered::Other(format!("valuesFrom ConfigMap `{name}` is a template to be filled in"))
+                    } else {
+                        NotRendered::Failed(format!("valuesFrom ConfigMap `{name}` is not YAML: {}", e.message))
+                    };
+                    b.parts.push(How::No { what: o.name.clone(), why });
                     return None;
                 }
             },

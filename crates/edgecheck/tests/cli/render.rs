@@ -1534,3 +1534,78 @@ fn a_flux_kustomization_of_an_external_artifact_sets_the_namespace_of_what_it_ap
     let v = lint(&d, &["--no-cache"]);
     assert_eq!(at(&v, "RTE002"), vec!["kubernetes/apps/web/route.yaml:18"], "{v}");
 }
+
+/// An ApplicationSet edgecheck cannot expand (a `clusters` generator) whose template renders a chart from a
+/// repository it names by placeholder, into its own (Argo CD's) namespace: it may make more Applications,
+/// which make anything anywhere, so a Service a route names is not reported missing. Near misses: a template
+/// whose source is a directory of this checkout (its files are the inputs: the Service is missing), and one
+/// whose chart goes to a namespace it names (only that namespace is out of sight).
+#[test]
+fn what_an_unexpanded_application_set_makes_is_not_missing() {
+    let d = checkout();
+    d.write(
+        "apps/auth/route.yaml",
+        "apiVersion: gateway.networking.k8s.io/v1\nkind: HTTPRoute\nmetadata: {name: auth, namespace: auth}\nspec:\n  hostnames: [auth.example.com]\n  rules: [{backendRefs: [{name: auth-server, port: 80}]}]\n",
+    );
+    d.write(
+        "apps/auth/redis.yaml",
+        "apiVersion: v1\nkind: Service\nmetadata: {name: auth-redis, namespace: auth}\nspec: {ports: [{port: 6379}]}\n",
+    );
+    let set = |source: &str, namespace: &str| {
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {{name: addons, namespace: argocd}}\nspec:\n  generators:\n    - clusters: {{selector: {{matchLabels: {{role: control-plane}}}}}}\n  template:\n    metadata: {{name: 'addons-{{{{name}}}}'}}\n    spec:\n      project: default\n{source}      destination: {{name: '{{{{name}}}}', namespace: {namespace}}}\n"
+        )
+    };
+    let remote =
+        "      source: {repoURL: '{{metadata.annotations.addons_repo}}', path: charts/addons, targetRevision: main}\n";
+    d.write("bootstrap/addons.yaml", set(remote, "argocd"));
+    let v = lint(&d, &[]);
+    assert!(at(&v, "BKD001").is_empty(), "{v}");
+    // The template's source is this checkout's directory: nothing out of sight.
+    let local = format!("      source: {{repoURL: '{REPO}', path: apps/auth, targetRevision: main}}\n");
+    d.write("bootstrap/addons.yaml", set(&local, "argocd"));
+    let v = lint(&d, &[]);
+    assert_eq!(at(&v, "BKD001"), vec!["apps/auth/route.yaml:6"], "{v}");
+    // A chart into a namespace the template names: that namespace only.
+    let chart = "      source: {repoURL: 'https://charts.example.com', chart: addons, targetRevision: 1.0.0}\n";
+    d.write("bootstrap/addons.yaml", set(chart, "monitoring"));
+    let v = lint(&d, &[]);
+    assert_eq!(at(&v, "BKD001"), vec!["apps/auth/route.yaml:6"], "{v}");
+    d.write("bootstrap/addons.yaml", set(chart, "auth"));
+    let v = lint(&d, &[]);
+    assert!(at(&v, "BKD001").is_empty(), "{v}");
+}
+
+/// A repository a generator fills in (kubefirst's gitops template): a line that is a placeholder alone where
+/// mapping entries go does not parse, and the file is a template, not invalid YAML; an Application's
+/// `helm.values` holding one is not rendered, and that is not an error. Near miss: a broken file without a
+/// placeholder is invalid YAML.
+#[test]
+fn placeholder_lines_make_a_template_not_invalid_yaml() {
+    let d = checkout();
+    d.write(
+        "registry/ingress.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: argocd\n  annotations:\n    nginx.ingress.kubernetes.io/backend-protocol: HTTP\n    <CERT_MANAGER_ISSUER_ANNOTATION_1>\nspec:\n  ingressClassName: nginx\n",
+    );
+    d.write("charts/web/Chart.yaml", "apiVersion: v2\nname: web\nversion: 0.1.0\n");
+    d.write(
+        "registry/web.yaml",
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: web, namespace: argocd}}\nspec:\n  project: default\n  source:\n    repoURL: {REPO}\n    path: charts/web\n    helm:\n      values: |\n        ingress:\n          annotations:\n            nginx.ingress.kubernetes.io/backend-protocol: HTTP\n            <CERT_MANAGER_ISSUER_ANNOTATION_1>\n  destination: {{server: https://kubernetes.default.svc, namespace: web}}\n"
+        ),
+    );
+    let v = lint(&d, &[]);
+    assert!(at(&v, "LOD001").is_empty(), "{v}");
+    assert_eq!(v["summary"]["skipped_templates"], 1, "{v}");
+    let not_rendered: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("findings").iter().filter(|f| f["code"] == "LOD010").collect();
+    assert_eq!(not_rendered.len(), 1, "{v}");
+    assert_eq!(not_rendered[0]["severity"], "info", "{v}");
+    assert!(not_rendered[0].to_string().contains("a template to be filled in"), "{v}");
+    d.write(
+        "registry/ingress.yaml",
+        "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata:\n  name: argocd\n  annotations:\n    nginx.ingress.kubernetes.io/backend-protocol: HTTP\n    cert-manager.io/cluster-issuer\nspec:\n  ingressClassName: nginx\n",
+    );
+    let v = lint(&d, &[]);
+    assert_eq!(at(&v, "LOD001"), vec!["registry/ingress.yaml:8"], "{v}");
+}

@@ -144,6 +144,9 @@ pub struct Graph {
     crds: HashMap<Kind, ObjId>,
     namespace_explicit: Vec<bool>,
     unseen: std::collections::HashSet<String>,
+    /// An ApplicationSet edgecheck could not expand makes objects it does not see in namespaces it cannot
+    /// know ([`Graph::unexpanded_sets`]): every namespace is filled unseen.
+    unseen_anywhere: bool,
     build_tops: Vec<Vec<usize>>,
     unlisted: Vec<bool>,
     app_dirs: Vec<(usize, String)>,
@@ -338,6 +341,7 @@ impl Graph {
             crds: HashMap::new(),
             namespace_explicit,
             unseen: Default::default(),
+            unseen_anywhere: false,
             build_tops,
             unlisted,
             app_dirs,
@@ -404,6 +408,9 @@ impl Graph {
         g.index_producers();
         g.link(&apps);
         g.unseen = g.unseen_namespaces(&apps);
+        let (namespaces, anywhere) = g.unexpanded_sets();
+        g.unseen.extend(namespaces);
+        g.unseen_anywhere = anywhere;
         // A kustomization that inflates Helm charts or pulls remote resources makes objects no file holds
         // (unless a build rendered it, when its output is in the inventory).
         let rendered_dirs: std::collections::HashSet<&str> = g
@@ -420,6 +427,86 @@ impl Graph {
             }
         }
         g
+    }
+
+    /// What the ApplicationSets edgecheck could not expand (a `clusters` generator, a template function it
+    /// does not evaluate) make out of sight: nothing when their template's sources are files the inputs hold
+    /// (a path in a linted checkout that is not a chart); otherwise the template's destination namespace,
+    /// or every namespace (`true`) when that is a placeholder, unset, or the set's own namespace (where Argo
+    /// CD's Applications live: what it makes may be more Applications, which make anything anywhere).
+    fn unexpanded_sets(&self) -> (Vec<String>, bool) {
+        use crate::placeholder::unresolved;
+        use crate::value::Value;
+        let rendered: std::collections::HashSet<(Option<&str>, &str)> = self
+            .rendered
+            .iter()
+            .filter(|r| {
+                matches!(r.state, crate::inventory::BuildState::Rendered | crate::inventory::BuildState::Cached)
+            })
+            .filter_map(|r| r.origin.as_ref())
+            .filter(|o| o.kind == "ApplicationSet")
+            .map(|o| (o.namespace.as_deref(), o.name.as_str()))
+            .collect();
+        let mut namespaces = Vec::new();
+        for o in &self.objects {
+            if o.kind.group != "argoproj.io"
+                || o.kind.kind != "ApplicationSet"
+                || o.source.example
+                || rendered.contains(&(o.namespace.as_deref(), o.name.as_str()))
+            {
+                continue;
+            }
+            let Some(spec) = o.value.pointer("/spec/template/spec") else { continue };
+            let sources = spec
+                .get("source")
+                .into_iter()
+                .chain(spec.get("sources").and_then(|v| v.as_array()).into_iter().flatten());
+            let unseen = sources.into_iter().any(|src| {
+                let text = |k: &str| src.get(k).and_then(Value::as_str).unwrap_or("");
+                let (url, path) = (text("repoURL"), text("path"));
+                if src.get("chart").is_some() || url.is_empty() || unresolved(url) {
+                    return true;
+                }
+                if src.get("ref").is_some() && path.is_empty() {
+                    return false; // values only
+                }
+                let Some(repo) = repo_for_source(&self.repos, url, (!unresolved(path)).then_some(path)) else {
+                    return true; // another repository
+                };
+                // A chart renders what no file holds; a templated path may name any directory below its
+                // literal start.
+                let literal = path.split("{{").next().unwrap_or("");
+                let start = normalize_rel_path(if unresolved(path) {
+                    literal.rsplit_once('/').map_or("", |(d, _)| d)
+                } else {
+                    path
+                });
+                let files = &self.repos[repo].files;
+                if unresolved(path) {
+                    let prefix = if start.is_empty() { String::new() } else { format!("{start}/") };
+                    files
+                        .range(prefix.clone()..)
+                        .take_while(|f| f.starts_with(&prefix))
+                        .any(|f| f.ends_with("/Chart.yaml") || f == "Chart.yaml")
+                } else {
+                    files.contains(&if start.is_empty() {
+                        "Chart.yaml".to_string()
+                    } else {
+                        format!("{start}/Chart.yaml")
+                    })
+                }
+            });
+            if !unseen {
+                continue;
+            }
+            match spec.pointer("/destination/namespace").and_then(Value::as_str) {
+                Some(ns) if !ns.is_empty() && !unresolved(ns) && Some(ns) != o.namespace.as_deref() => {
+                    namespaces.push(ns.to_string())
+                }
+                _ => return (namespaces, true),
+            }
+        }
+        (namespaces, false)
     }
 
     /// Namespaces that something in the inputs fills with objects the inputs do not hold: an Argo CD

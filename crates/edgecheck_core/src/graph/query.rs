@@ -90,7 +90,7 @@ impl Graph {
     /// Whether something in the inputs creates objects in `namespace` that the inputs do not hold (a
     /// Helm chart an Application or HelmRelease renders): an object missing there may be one of them.
     pub fn renders_unseen(&self, namespace: &str) -> bool {
-        self.unseen.contains(namespace)
+        self.unseen_anywhere || self.unseen.contains(namespace)
     }
 
     /// The object.

@@ -1,4 +1,5 @@
-use edgecheck_core::{Findings, Layer, Severity};
+use edgecheck_core::placeholder::unresolved;
+use edgecheck_core::{Findings, Layer, Severity, Value};
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -18,6 +19,9 @@ declare_check! {
     ///     hosts: shop.example.com   # must be a list
     /// ```
     ///
+    /// A placeholder where the value goes (`port: ${DRAGONFLY_PORT:=6379}`, substituted as text before the
+    /// YAML is read, as Flux `postBuild` and envsubst do) is not judged: it is the right type once filled in.
+    ///
     /// ## How to fix
     /// Write the field with the type the API reference gives (`kubectl explain ingress.spec.tls`).
     pub(crate) struct ObjectSchemaInvalid {
@@ -30,6 +34,9 @@ impl ObjectSchemaInvalid {
         for (id, err) in &cx.graph.view_errors {
             let o = cx.graph.obj(*id);
             let path = if err.path == "." { "" } else { err.path.as_str() };
+            if field(&o.value, path).and_then(Value::as_str).is_some_and(|s| unresolved(s.trim())) {
+                continue;
+            }
             out.at(o, path)
                 .message(format!(
                     "{} does not match the schema of its kind: `{}`: {}",
@@ -44,5 +51,37 @@ impl ObjectSchemaInvalid {
                 ))
                 .emit();
         }
+    }
+}
+
+/// The value at a view error's path (`spec.ports[0].port`); `None` when a key holds a dot or the path is not
+/// there.
+fn field<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
+    let mut cur = v;
+    for part in path.split('.').filter(|p| !p.is_empty()) {
+        let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+        if !key.is_empty() {
+            cur = cur.get(key)?;
+        }
+        while let Some((index, after)) = rest.split_once(']') {
+            cur = cur.get(index.parse::<usize>().ok()?)?;
+            rest = after.strip_prefix('[').unwrap_or(after);
+        }
+    }
+    Some(cur)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::field;
+    use edgecheck_core::json;
+
+    #[test]
+    fn the_value_at_a_view_errors_path() {
+        let v = json!({"spec": {"ports": [{"port": "x"}, {"port": [[1, 2]]}]}});
+        assert_eq!(field(&v, "spec.ports[0].port").and_then(|v| v.as_str()), Some("x"));
+        assert_eq!(field(&v, "spec.ports[1].port[0][1]").and_then(|v| v.as_i64()), Some(2));
+        assert!(field(&v, "spec.ports[2].port").is_none());
+        assert!(field(&v, "spec.hosts").is_none());
     }
 }

@@ -1,10 +1,10 @@
 //! ApplicationSets expanded to the Applications Argo CD's ApplicationSet controller generates (docs/design.md
 //! "Builds"): the `list` generator (`elements`, `elementsYaml`), the `git` generator's `directories` and
 //! `files` over a linted checkout, and `matrix` of two of those; the template rendered as fasttemplate
-//! (`{{path.basename}}`) or, with `goTemplate: true`, as the subset of Go templates ApplicationSets use for
-//! parameters (`{{.path.basename}}`, `{{index .path.segments 1}}`). Anything else (cluster, SCM, pull
-//! request and plugin generators, `merge`, selectors, `templatePatch`, template functions) is refused with
-//! the reason, never guessed.
+//! (`{{path.basename}}`) or, with `goTemplate: true`, as a Go template (`{{.path.basename}}`, pipelines,
+//! `if`, and the Sprig and Argo CD functions ApplicationSets use: [`crate::gotemplate`]). Anything else
+//! (cluster, SCM, pull request and plugin generators, `merge`, selectors, `templatePatch`, a function or
+//! action edgecheck does not evaluate) is refused with the reason, never guessed.
 
 use edgecheck_core::value::Str;
 use edgecheck_core::{Map, Value};
@@ -240,17 +240,23 @@ fn git_params<'a>(git: &Value, checkout: &dyn Fn(&str) -> Option<Checkout<'a>>) 
 
 /// Renders every string of `v` (keys too, as Argo CD renders the template's JSON text).
 fn render_value(v: &mut Value, p: &Params, go: bool) -> Result<(), Refusal> {
+    let root = go.then(|| Value::Object(p.tree.clone()));
+    render_in(v, p, root.as_ref())
+}
+
+/// [`render_value`] with the Go templates' data, when they are Go templates.
+fn render_in(v: &mut Value, p: &Params, go: Option<&Value>) -> Result<(), Refusal> {
     match v {
         Value::String(s) => *s = render_str(s, p, go)?.into(),
         Value::Array(a) => {
             for x in a {
-                render_value(x, p, go)?;
+                render_in(x, p, go)?;
             }
         }
         Value::Object(m) => {
             let mut entries = Vec::with_capacity(m.len());
             for (k, mut x) in std::mem::take(m) {
-                render_value(&mut x, p, go)?;
+                render_in(&mut x, p, go)?;
                 entries.push((render_str(&k, p, go)?.into(), x));
             }
             *m = Map::from_entries(entries);
@@ -269,10 +275,14 @@ fn scalar(v: &Value) -> String {
 }
 
 /// `{{ … }}` replaced: a fasttemplate name from the flat parameters (an unknown one left as written, as
-/// Argo CD leaves it), or a Go template field or `index` (anything else refused).
-fn render_str(s: &str, p: &Params, go: bool) -> Result<String, Refusal> {
+/// Argo CD leaves it), or, with `go`, the string rendered as a Go template over the parameter tree
+/// ([`crate::gotemplate`]).
+fn render_str(s: &str, p: &Params, go: Option<&Value>) -> Result<String, Refusal> {
     if !s.contains("{{") {
         return Ok(s.to_string());
+    }
+    if let Some(root) = go {
+        return crate::gotemplate::render(s, root);
     }
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
@@ -284,43 +294,18 @@ fn render_str(s: &str, p: &Params, go: bool) -> Result<String, Refusal> {
             return Ok(out);
         };
         let inner = after[..j].trim().trim_start_matches('-').trim_end_matches('-').trim();
-        if go {
-            out.push_str(&go_expr(inner, p)?);
-        } else {
-            match p.flat.get(inner) {
-                Some(v) => out.push_str(&scalar(v)),
-                None => {
-                    out.push_str("{{");
-                    out.push_str(&after[..j]);
-                    out.push_str("}}");
-                }
+        match p.flat.get(inner) {
+            Some(v) => out.push_str(&scalar(v)),
+            None => {
+                out.push_str("{{");
+                out.push_str(&after[..j]);
+                out.push_str("}}");
             }
         }
         rest = &after[j + 2..];
     }
     out.push_str(rest);
     Ok(out)
-}
-
-/// `.a.b` and `index .a.b N`: the Go template forms ApplicationSets use for parameters.
-fn go_expr(expr: &str, p: &Params) -> Result<String, Refusal> {
-    let field = |path: &str| -> Result<Value, Refusal> {
-        let mut cur = Value::Object(p.tree.clone());
-        for k in path.trim_start_matches('.').split('.').filter(|k| !k.is_empty()) {
-            cur = cur.get(k).cloned().ok_or_else(|| format!("its template names `{path}`, which no generator sets"))?;
-        }
-        Ok(cur)
-    };
-    let words: Vec<&str> = expr.split_whitespace().collect();
-    match words.as_slice() {
-        [f] if f.starts_with('.') => Ok(scalar(&field(f)?)),
-        ["index", f, n] if f.starts_with('.') => {
-            let i: usize = n.parse().map_err(|_| format!("its template's `{expr}` is not evaluated"))?;
-            let v = field(f)?;
-            v.get(i).map(scalar).ok_or_else(|| format!("its template's `{expr}` is out of range"))
-        }
-        _ => Err(format!("its template uses `{{{{{expr}}}}}`, a Go template function edgecheck does not evaluate")),
-    }
 }
 
 #[cfg(test)]
@@ -402,13 +387,30 @@ mod tests {
     }
 
     #[test]
+    fn go_templates_with_sprig_functions() {
+        let apps = run(json!({"spec": {"goTemplate": true, "goTemplateOptions": ["missingkey=error"],
+            "generators": [{"list": {"elements": [{"name": "argocd", "serverSideApply": true}, {"name": "loki", "namespace": "monitoring"}]}}],
+            "template": {"metadata": {"name": "{{ .name }}"}, "spec": {
+                "source": {"repoURL": "https://git.example/platform", "path": "k8s-apps/{{ .name }}"},
+                "destination": {"name": "in-cluster", "namespace": "{{ default .name (dig \"namespace\" \"\" .) }}"},
+                "syncPolicy": {"syncOptions": ["{{ printf \"%s=%s\" \"ServerSideApply\" (dig \"serverSideApply\" \"false\" . | toString) }}"]}}}}}))
+        .expect("expanded");
+        assert_eq!(names(&apps), ["argocd", "loki"]);
+        assert_eq!(apps[0]["spec"]["destination"]["namespace"], "argocd");
+        assert_eq!(apps[1]["spec"]["destination"]["namespace"], "monitoring");
+        assert_eq!(apps[0]["spec"]["syncPolicy"]["syncOptions"][0], "ServerSideApply=true");
+        assert_eq!(apps[1]["spec"]["syncPolicy"]["syncOptions"][0], "ServerSideApply=false");
+        assert_eq!(apps[1]["spec"]["source"]["path"], "k8s-apps/loki");
+    }
+
+    #[test]
     fn what_needs_the_cluster_or_an_unknown_function_is_refused() {
         let t = json!({"metadata": {"name": "x"}, "spec": {}});
         let refused = |spec: Value| run(json!({"spec": spec})).expect_err("refused");
         assert!(refused(json!({"generators": [{"clusters": {}}], "template": t})).contains("`clusters` generator"));
         assert!(refused(json!({"generators": [{"git": {"repoURL": "https://other.example/x", "directories": [{"path": "*"}]}}], "template": t}))
             .contains("not a linted checkout"));
-        let go = json!({"metadata": {"name": "{{.env | upper}}"}, "spec": {}});
+        let go = json!({"metadata": {"name": "{{.env | sha1sum}}"}, "spec": {}});
         assert!(refused(
             json!({"goTemplate": true, "generators": [{"list": {"elements": [{"env": "a"}]}}], "template": go})
         )

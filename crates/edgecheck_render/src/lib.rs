@@ -10,6 +10,7 @@ mod cache;
 mod clusters;
 mod discover;
 pub mod envsubst;
+mod gotemplate;
 mod helm_cache;
 mod map;
 mod render;

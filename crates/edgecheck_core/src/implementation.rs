@@ -99,14 +99,14 @@ pub const IMPLEMENTATIONS: &[Implementation] = &[
     },
     Implementation {
         name: "Istio",
-        controllers: &["istio.io/gateway-controller", "istio.io/unmanaged-gateway"],
+        controllers: &["istio.io/gateway-controller", "istio.io/unmanaged-gateway", "istio.io/mesh-controller"],
         backend_kinds: &[("networking.istio.io", "Hostname"), ("networking.istio.io", "ServiceEntry")],
         ca_kinds: &["Secret"],
         listener_secret_types: &[],
         attaches_by_name: false,
-        protocols: &[],
+        protocols: &["HBONE"],
         features: &[],
-        source: "Istio docs, Gateway API: backendRefs of kind Hostname and ServiceEntry (networking.istio.io)",
+        source: "Istio docs, Gateway API: backendRefs of kind Hostname and ServiceEntry (networking.istio.io); ambient waypoints: GatewayClass `istio-waypoint` (controller istio.io/mesh-controller) with an `HBONE` listener on 15008",
     },
     Implementation {
         name: "GKE Gateway",
@@ -181,6 +181,8 @@ const CHART_CLASSES: &[(&str, &str, &str, &str)] = &[
     ("cilium", "cilium", "/gatewayAPI/enabled", "cilium/cilium install/kubernetes/cilium/templates/cilium-gateway-api-class.yaml: GatewayClass `cilium` when gatewayAPI.enabled"),
     ("traefik", "traefik", "/providers/kubernetesGateway/enabled", "traefik/traefik-helm-chart traefik/templates/gatewayclass.yaml: GatewayClass `traefik` when the Gateway API provider is on (off by default: a miss is preferred to a false alarm)"),
     ("istiod", "istio", "", "Istio documentation (Gateway API task): istiod creates the default GatewayClass `istio`"),
+    ("istiod", "istio-waypoint", "", "Istio documentation (ambient, waypoints): istiod creates the GatewayClass `istio-waypoint` that waypoint Gateways name"),
+    ("istiod", "istio-remote", "", "Istio documentation (Gateway API task): istiod creates the GatewayClass `istio-remote` for remote gateways"),
     ("nginx-gateway-fabric", "nginx", "", "nginx/nginx-gateway-fabric charts/nginx-gateway-fabric/templates/gatewayclass.yaml: GatewayClass `nginx`"),
     ("kgateway", "kgateway", "", "kgateway documentation (installation): the chart sets up the GatewayClass `kgateway`"),
 ];
@@ -199,7 +201,7 @@ pub fn class_made_by_chart(graph: &Graph, name: &str) -> bool {
         let mut charts: Vec<(String, Option<&crate::value::Value>)> = Vec::new();
         match (o.kind.group.as_str(), o.kind.kind.as_str()) {
             ("helm.toolkit.fluxcd.io", "HelmRelease") => {
-                let chart = s(v, "/spec/chart/spec/chart").or_else(|| s(v, "/spec/chartRef/name"));
+                let chart = s(v, "/spec/chart/spec/chart").or_else(|| chart_ref(graph, o));
                 charts.extend(chart.map(|c| (c, v.pointer("/spec/values"))));
             }
             ("argoproj.io", "Application") => {
@@ -224,6 +226,35 @@ pub fn class_made_by_chart(graph: &Graph, name: &str) -> bool {
             })
         })
     })
+}
+
+/// The chart a HelmRelease's `chartRef` names: the last part of its OCIRepository's URL
+/// (`oci://gcr.io/istio-release/charts/istiod`, whatever the OCIRepository is called), else the name of what
+/// it refers to.
+fn chart_ref(graph: &Graph, release: &crate::Object) -> Option<String> {
+    let r = release.value.pointer("/spec/chartRef")?;
+    let name = r.get("name").and_then(crate::value::Value::as_str)?;
+    let ns = r.get("namespace").and_then(crate::value::Value::as_str).or(release.namespace.as_deref());
+    let url = (r.get("kind").and_then(crate::value::Value::as_str) == Some("OCIRepository"))
+        .then(|| {
+            graph.iter().find_map(|(_, o)| {
+                (o.kind.group == "source.toolkit.fluxcd.io"
+                    && o.kind.kind == "OCIRepository"
+                    && o.name == name
+                    && o.namespace.as_deref() == ns)
+                    .then(|| o.value.pointer("/spec/url").and_then(crate::value::Value::as_str))
+                    .flatten()
+            })
+        })
+        .flatten();
+    let chart = url.and_then(|u| u.trim_end_matches('/').rsplit('/').next()).unwrap_or(name);
+    Some(chart.to_string())
+}
+
+/// Whether some implementation defines listener protocol `p` (a Gateway whose implementation is not known may
+/// be one of its).
+pub fn defines_protocol(p: &str) -> bool {
+    IMPLEMENTATIONS.iter().any(|i| i.protocols.contains(&p))
 }
 
 /// The implementation whose GatewayClasses carry `controller`.

@@ -40,8 +40,13 @@ pub fn in_example_dir(rel: &str) -> bool {
 /// `sample`, or one of [`TEMPLATE_MARKS`] is the last dotted part of the name before its extension.
 pub const TEMPLATE_STEMS: &[&str] = &["template", "example", "sample"];
 
-/// Dotted parts of a file name that mark a template or sample (`issuer.template.yaml`, `values.tpl.yaml`).
-pub const TEMPLATE_MARKS: &[&str] = &["template", "tmpl", "tpl", "example", "sample", "dist"];
+/// Dotted parts of a file name that mark a template or sample (`issuer.template.yaml`, `values.tpl.yaml`), or
+/// the template language a tool renders the file with first (`issuer.ftl.yaml`: FreeMarker, as
+/// gitops-playground writes them; `.j2`, `.jinja`, `.gotmpl`, `.tftpl`, `.erb`, `.mustache`).
+pub const TEMPLATE_MARKS: &[&str] = &[
+    "template", "tmpl", "tpl", "example", "sample", "dist", "ftl", "j2", "jinja", "jinja2", "gotmpl", "tftpl", "erb",
+    "mustache",
+];
 
 /// Whether the file at `rel` is named as a template or a sample (see [`TEMPLATE_STEMS`]). Only the name
 /// counts, and only a whole dotted part of it: `workflow-template.yaml` (an Argo WorkflowTemplate),
@@ -70,6 +75,8 @@ mod tests {
         assert!(template_file_name("x/secret.sample.yaml"));
         assert!(template_file_name("x/example.json"));
         assert!(template_file_name("config.dist.yaml"));
+        assert!(template_file_name("cert-manager/cluster-issuers.ftl.yaml"));
+        assert!(template_file_name("values.j2.yaml"));
         // Near misses: a kind named like a template, a plural, a word that only contains one.
         assert!(!template_file_name("argo/workflow-template.yaml"));
         assert!(!template_file_name("argo/workflowtemplate.yaml"));

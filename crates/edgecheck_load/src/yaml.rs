@@ -555,13 +555,17 @@ fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxE
 }
 
 /// Whether a document that does not parse is a template to be filled in: it holds template directives
-/// (`{{ }}`, `{% %}`), substitution variables (`${VAR}`), or a line that is a placeholder alone where entries go
-/// (`<CERT_MANAGER_ISSUER_ANNOTATION_1>`, `- <EXTRA_ARGS>`: a generator such as kubefirst's replaces the line
-/// with mapping entries or items before anything is applied).
+/// (`{{ }}`, `{% %}`, FreeMarker's `<#if …>` and `</#if>`, ERB's `<% %>`), substitution variables (`${VAR}`),
+/// or a line that is a placeholder alone where entries go (`<CERT_MANAGER_ISSUER_ANNOTATION_1>`,
+/// `- <EXTRA_ARGS>`: a generator such as kubefirst's replaces the line with mapping entries or items before
+/// anything is applied).
 fn template_text(text: &str) -> bool {
     text.contains("{{")
         || text.contains("{%")
         || text.contains("${")
+        || text.contains("<#")
+        || text.contains("</#")
+        || text.contains("<%")
         || text.lines().any(|l| {
             let l = l.trim();
             let l = l.strip_prefix("- ").map_or(l, str::trim_start);
@@ -733,6 +737,7 @@ mod tests {
         assert!(broken("<CERT_MANAGER_ISSUER_ANNOTATION_1>").templated);
         assert!(broken("- <EXTRA_ARGS>").templated);
         assert!(broken("<your-annotation.here>").templated);
+        assert!(broken("</#if>").templated);
         // Not a placeholder alone: prose in brackets, a broken entry.
         assert!(!broken("<add annotations here>").templated);
         assert!(!broken("cert-manager.io/cluster-issuer").templated);

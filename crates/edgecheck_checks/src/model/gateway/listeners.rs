@@ -369,9 +369,13 @@ fn conflict(la: &Listener, lb: &Listener, port: i64) -> Option<Why> {
 /// implementation) accepts.
 fn listener_valid(l: &Listener, feats: &Features<'_>) -> Result<(), Why> {
     // What the CRD leaves open: a protocol without a domain prefix is one the implementation must define
-    // (STUNner's `TURN-UDP`, from the implementation table), and HTTPS needs tls only for an implementation
-    // known to read it (not an unknown one, nor the Cloudflare gateway, which terminates at its edge).
-    let defined = feats.imp.is_some_and(|i| i.protocols.contains(&l.protocol.as_str()));
+    // (STUNner's `TURN-UDP`, Istio's `HBONE`, from the implementation table; where the implementation is not
+    // known, any implementation's), and HTTPS needs tls only for an implementation known to read it (not an
+    // unknown one, nor the Cloudflare gateway, which terminates at its edge).
+    let defined = match feats.imp {
+        Some(i) => i.protocols.contains(&l.protocol.as_str()),
+        None => edgecheck_core::implementation::defines_protocol(&l.protocol),
+    };
     let follows_spec = feats.imp.is_some_and(|i| !i.attaches_by_name);
     if l.protocol.is_empty() || (!is_core_protocol(&l.protocol) && !l.protocol.contains('/') && !defined) {
         Err((Reason::UnsupportedProtocol, format!("protocol `{}` is not a Gateway API protocol", l.protocol)))

@@ -45,6 +45,9 @@ pub struct LoadProblem {
     /// The file sits in an example directory (see [`crate::Source::example`]): the problem is dropped
     /// unless a build names the file.
     pub example: bool,
+    /// A syntax error in a document that names no `apiVersion` and no `kind`: it may not be a Kubernetes
+    /// manifest at all (a translations file, an application's config), so it is a warning.
+    pub not_manifest: bool,
 }
 
 /// A git checkout that was linted (its root and its remotes' URLs).

@@ -280,12 +280,15 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
             Err(yerr) => match serde_json::from_str::<edgecheck_core::Value>(text) {
                 Ok(value) => vec![Ok(yaml::Document { line: 1, value, lines: LineTable::default() })],
                 Err(e) => {
-                    r.problems.push(problem(
-                        LoadProblemKind::JsonSyntax,
-                        file,
-                        u32::try_from(e.line()).ok(),
-                        format!("invalid JSON: {e}"),
-                    ));
+                    r.problems.push(LoadProblem {
+                        not_manifest: !yaml::names_kubernetes(text),
+                        ..problem(
+                            LoadProblemKind::JsonSyntax,
+                            file,
+                            u32::try_from(e.line()).ok(),
+                            format!("invalid JSON: {e}"),
+                        )
+                    });
                     let _ = yerr;
                     return r;
                 }
@@ -326,12 +329,15 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
                 Some(e.line),
                 format!("{} (column {})", e.message, e.col),
             )),
-            Err(e) => r.problems.push(problem(
-                LoadProblemKind::YamlSyntax,
-                file,
-                Some(e.line),
-                format!("invalid YAML: {} (column {})", e.message, e.col),
-            )),
+            Err(e) => r.problems.push(LoadProblem {
+                not_manifest: !e.manifest,
+                ..problem(
+                    LoadProblemKind::YamlSyntax,
+                    file,
+                    Some(e.line),
+                    format!("invalid YAML: {} (column {})", e.message, e.col),
+                )
+            }),
         }
     }
     r
@@ -345,7 +351,16 @@ fn unreadable(file: &str, why: &str) -> FileResult {
 }
 
 pub(crate) fn problem(kind: LoadProblemKind, file: &str, line: Option<u32>, message: String) -> LoadProblem {
-    LoadProblem { kind, file: file.to_string(), line, message, object: None, other: None, example: false }
+    LoadProblem {
+        kind,
+        file: file.to_string(),
+        line,
+        message,
+        object: None,
+        other: None,
+        example: false,
+        not_manifest: false,
+    }
 }
 
 fn display(p: &Path) -> String {

@@ -45,6 +45,9 @@ pub struct SyntaxError {
     pub templated: bool,
     /// The document's aliases expand past the bound ([`aliasing_allowed`]): not a template either.
     pub excessive_aliasing: bool,
+    /// The document names an `apiVersion` or a `kind` ([`names_kubernetes`]): one that names neither is not a
+    /// Kubernetes document, broken or not.
+    pub manifest: bool,
 }
 
 /// Splits text into documents and parses each. Returns parsed documents and syntax errors, in order.
@@ -528,6 +531,7 @@ fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxE
                         ),
                         templated: false,
                         excessive_aliasing: true,
+                        manifest: true,
                     });
                 }
             }
@@ -542,6 +546,7 @@ fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxE
                     message: e.info().to_string(),
                     templated: template_text(text),
                     excessive_aliasing: false,
+                    manifest: names_kubernetes(text),
                 });
             }
         }
@@ -552,6 +557,17 @@ fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxE
     }
     b.lines.finish();
     Ok(Some(Document { line: b.root_line, value, lines: b.lines }))
+}
+
+/// Whether a text that does not parse names an `apiVersion` or a `kind` (`kind:` starting a line, `"kind"` in
+/// JSON): a translations file or a JSON 6902 patch list that is broken is not a broken manifest.
+pub fn names_kubernetes(text: &str) -> bool {
+    text.contains("apiVersion")
+        || text.contains("\"kind\"")
+        || text.lines().any(|l| {
+            let l = l.trim_start();
+            l.strip_prefix("- ").unwrap_or(l).trim_start().starts_with("kind:")
+        })
 }
 
 /// Whether a document that does not parse is a template to be filled in: it holds template directives

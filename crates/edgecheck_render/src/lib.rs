@@ -380,6 +380,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             object: None,
             other: None,
             example: false,
+            not_manifest: false,
         });
     }
     // Templates of the charts that were rendered are no longer skipped.

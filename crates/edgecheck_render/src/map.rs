@@ -182,6 +182,7 @@ fn read(text: &str, file: &str, build: &str, map: Option<&[u32]>, out: &mut Pars
                 object: None,
                 other: None,
                 example: false,
+                not_manifest: false,
             }),
         }
     }

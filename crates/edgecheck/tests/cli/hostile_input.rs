@@ -213,10 +213,25 @@ fn nothing_read_is_exit_2_with_the_reasons() {
     let r = edgecheck_guarded(d.path(), &["lint", "empty"], None);
     assert!(r.stderr.contains("nothing to check: no file could be read"), "{}", r.stderr);
     // A file that was read but does not parse counts as read: LOD001, exit 1.
-    d.write("broken.yaml", "a: [unclosed\n");
+    d.write("broken.yaml", "apiVersion: v1\nkind: ConfigMap\ndata: [unclosed\n");
     let r = edgecheck_guarded(d.path(), &["lint", "-o", "json", "broken.yaml", "pipe.yaml"], None);
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert_eq!(files_with(&json(&r), "LOD001"), ["broken.yaml"]);
+    // One that names no apiVersion and no kind may be another program's file (a translations file, a patch
+    // list): still reported, as a warning.
+    d.write("he.json", "{\"title\": \"unterminated");
+    d.write("patch.yaml", "- op: replace\n  path: /spec/x\ntarget:\n  kind2: x\n");
+    let r = edgecheck_guarded(d.path(), &["lint", "-o", "json", "broken.yaml", "he.json", "patch.yaml"], None);
+    let v = json(&r);
+    let severities: Vec<(String, String)> = v["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter(|f| f["code"] == "LOD001")
+        .map(|f| (f["file"].as_str().unwrap_or("").to_string(), f["severity"].as_str().unwrap_or("").to_string()))
+        .collect();
+    let expected = [("broken.yaml", "error"), ("he.json", "warning"), ("patch.yaml", "warning")];
+    assert_eq!(severities, expected.map(|(f, s)| (f.to_string(), s.to_string())), "{v}");
     // `trace --from` reads the same way.
     let r = edgecheck_guarded(d.path(), &["trace", "https://a.example/", "--no-probe", "--from", "empty"], None);
     assert_eq!(r.code, 2, "{}", r.stderr);

@@ -12,7 +12,8 @@ declare_check! {
     /// a reason that has nothing to do with it. Argo CD shows the Application as `Unknown` with a
     /// ComparisonError. edgecheck parses each `---` document on its own, so the other documents of the
     /// file are still checked. A file the kustomization of its own directory does not list is applied
-    /// by nothing, so its syntax error is a warning.
+    /// by nothing, so its syntax error is a warning; so is that of a document that names no `apiVersion` and
+    /// no `kind` (a translations file, an application's configuration in a ConfigMap generator).
     ///
     /// ## Example
     /// ```yaml
@@ -40,6 +41,10 @@ impl ManifestSyntaxInvalid {
                 f = f
                     .severity(Severity::Warning)
                     .evidence("the kustomization of its directory does not list it: no build applies it");
+            } else if p.not_manifest {
+                f = f.severity(Severity::Warning).evidence(
+                    "it names no apiVersion and no kind: it may be another program's file, not a Kubernetes manifest",
+                );
             }
             f.emit();
         }

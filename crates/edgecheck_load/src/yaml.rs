@@ -83,7 +83,8 @@ fn split_documents(text: &str) -> Vec<(u32, &str)> {
     while i < bytes.len() {
         let is_marker =
             bytes[i..].starts_with(b"---") && matches!(bytes.get(i + 3), None | Some(b' ' | b'\t' | b'\r' | b'\n'));
-        if is_marker && i > start {
+        // Directives (`%YAML 1.1`, `%TAG`) belong to the document whose `---` follows them.
+        if is_marker && i > start && !only_directives(&text[start..i]) {
             chunks.push((start_line, &text[start..i]));
             start = i;
             start_line = line;
@@ -98,6 +99,19 @@ fn split_documents(text: &str) -> Vec<(u32, &str)> {
     }
     chunks.push((start_line, &text[start..]));
     chunks
+}
+
+/// Whether a chunk holds directives and nothing else but comments and blank lines.
+fn only_directives(chunk: &str) -> bool {
+    let mut directive = false;
+    for l in chunk.lines().map(str::trim) {
+        if l.starts_with('%') {
+            directive = true;
+        } else if !(l.is_empty() || l.starts_with('#')) {
+            return false;
+        }
+    }
+    directive
 }
 
 fn memchr_newline(b: &[u8]) -> Option<usize> {
@@ -744,6 +758,16 @@ mod tests {
             .unwrap();
         assert_eq!(d.value["items"][0]["kind"], "Service");
         assert_eq!(line(&d, "items[0]"), Some(4));
+    }
+
+    #[test]
+    fn a_directive_belongs_to_the_document_after_it() {
+        let d = parse_documents("%YAML 1.1\n---\napiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n---\nkind: B\n");
+        assert_eq!(d.len(), 2, "{d:?}");
+        let first = d[0].as_ref().expect("parses");
+        assert_eq!(first.value["kind"], "ConfigMap");
+        assert_eq!(first.line, 3);
+        assert_eq!(d[1].as_ref().expect("parses").value["kind"], "B");
     }
 
     #[test]

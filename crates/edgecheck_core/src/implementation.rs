@@ -185,6 +185,7 @@ const CHART_CLASSES: &[(&str, &str, &str, &str)] = &[
     ("istiod", "istio-remote", "", "Istio documentation (Gateway API task): istiod creates the GatewayClass `istio-remote` for remote gateways"),
     ("nginx-gateway-fabric", "nginx", "", "nginx/nginx-gateway-fabric charts/nginx-gateway-fabric/templates/gatewayclass.yaml: GatewayClass `nginx`"),
     ("kgateway", "kgateway", "", "kgateway documentation (installation): the chart sets up the GatewayClass `kgateway`"),
+    ("agentgateway", "agentgateway", "", "agentgateway documentation (Kubernetes install): the chart (oci://cr.agentgateway.dev/charts/agentgateway) sets up the GatewayClass `agentgateway` that Gateways name"),
 ];
 
 /// Whether an object of the inventory installs a chart that makes GatewayClass `name` (a Flux HelmRelease,

@@ -12,6 +12,16 @@ pub fn unresolved(s: &str) -> bool {
     if s.contains("${") || s.contains("{{") || s.contains("#{") {
         return true;
     }
+    // Secret references a tool resolves before applying: vals (`ref+op://vault/item/field`,
+    // `ref+vault://…`, `ref+awssecrets://…`) and 1Password's `op inject` (`op://vault/item/field`).
+    if s.starts_with("op://")
+        || s.strip_prefix("ref+").is_some_and(|r| {
+            r.split_once("://")
+                .is_some_and(|(scheme, _)| !scheme.is_empty() && scheme.bytes().all(|c| c.is_ascii_alphanumeric()))
+        })
+    {
+        return true;
+    }
     // `{NAME}`: an identifier in single braces.
     if s.split('{').skip(1).any(|part| {
         part.split_once('}').is_some_and(|(name, _)| {
@@ -134,10 +144,24 @@ mod tests {
             "{GATEWAY_CLASS_NAME}",
             "shop.{domain}",
             "...base64 encoded data...",
+            "ref+op://Home-Lab/1password/OP_CONNECT_TOKEN",
+            "ref+vault://secret/data/app#/password",
+            "op://vault/item/field",
         ] {
             assert!(unresolved(s), "{s}");
         }
-        for s in ["eg", "shop.example.com", "my__app", "a_b", "cost$", "web-{", "..."] {
+        for s in [
+            "eg",
+            "shop.example.com",
+            "my__app",
+            "a_b",
+            "cost$",
+            "web-{",
+            "...",
+            "ref+",
+            "https://op.example.com",
+            "ref+://x",
+        ] {
             assert!(!unresolved(s), "{s}");
         }
     }

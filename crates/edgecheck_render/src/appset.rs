@@ -52,7 +52,10 @@ pub fn expand<'a>(
     if spec.get("templatePatch").is_some() {
         return Err("its templatePatch is not evaluated".into());
     }
-    let go = spec.get("goTemplate").and_then(Value::as_bool).unwrap_or(false);
+    let go = match spec.get("goTemplate").and_then(Value::as_bool).unwrap_or(false) {
+        false => Mode::Fast,
+        true => Mode::Go { strict: go_options(spec)? },
+    };
     let template = spec.get("template").ok_or("no template")?;
     let mut params = Vec::new();
     for g in spec.get("generators").and_then(Value::as_array).into_iter().flatten() {
@@ -81,7 +84,7 @@ pub fn expand<'a>(
 fn generate<'a>(
     g: &Value,
     checkout: &dyn Fn(&str) -> Option<Checkout<'a>>,
-    go: bool,
+    go: Mode,
     depth: usize,
 ) -> Result<Vec<Params>, Refusal> {
     if g.get("selector").is_some() {
@@ -155,10 +158,7 @@ fn flatten(prefix: &str, v: &Value, out: &mut Vec<(Str, Value)>) {
 
 /// Argo CD's `basenameNormalized`: lower case, characters a name cannot hold replaced by `-`.
 fn normalized(s: &str) -> String {
-    s.to_ascii_lowercase()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '.' { c } else { '-' })
-        .collect()
+    crate::gotemplate::normalize(s)
 }
 
 /// The parameters a git generator gives a directory (`dir`) and, for the files generator, a file in it.
@@ -239,13 +239,37 @@ fn git_params<'a>(git: &Value, checkout: &dyn Fn(&str) -> Option<Checkout<'a>>) 
 }
 
 /// Renders every string of `v` (keys too, as Argo CD renders the template's JSON text).
-fn render_value(v: &mut Value, p: &Params, go: bool) -> Result<(), Refusal> {
-    let root = go.then(|| Value::Object(p.tree.clone()));
-    render_in(v, p, root.as_ref())
+fn render_value(v: &mut Value, p: &Params, go: Mode) -> Result<(), Refusal> {
+    let root = matches!(go, Mode::Go { .. }).then(|| Value::Object(p.tree.clone()));
+    let go = match (go, &root) {
+        (Mode::Go { strict }, Some(root)) => Some((root, strict)),
+        _ => None,
+    };
+    render_in(v, p, go)
 }
 
-/// [`render_value`] with the Go templates' data, when they are Go templates.
-fn render_in(v: &mut Value, p: &Params, go: Option<&Value>) -> Result<(), Refusal> {
+/// How the template's strings are rendered: fasttemplate, or Go templates (`missingkey=error` when `strict`).
+#[derive(Debug, Clone, Copy)]
+enum Mode {
+    Fast,
+    Go { strict: bool },
+}
+
+/// Whether `goTemplateOptions` ask for `missingkey=error`; an option edgecheck does not know is refused.
+fn go_options(spec: &Value) -> Result<bool, Refusal> {
+    let mut strict = false;
+    for o in spec.get("goTemplateOptions").and_then(Value::as_array).into_iter().flatten() {
+        match o.as_str() {
+            Some("missingkey=error") => strict = true,
+            Some("missingkey=default" | "missingkey=invalid" | "missingkey=zero") => strict = false,
+            _ => return Err(format!("its goTemplateOptions `{o}` is not evaluated")),
+        }
+    }
+    Ok(strict)
+}
+
+/// [`render_value`] with the Go templates' data and strictness, when they are Go templates.
+fn render_in(v: &mut Value, p: &Params, go: Option<(&Value, bool)>) -> Result<(), Refusal> {
     match v {
         Value::String(s) => *s = render_str(s, p, go)?.into(),
         Value::Array(a) => {
@@ -277,12 +301,12 @@ fn scalar(v: &Value) -> String {
 /// `{{ … }}` replaced: a fasttemplate name from the flat parameters (an unknown one left as written, as
 /// Argo CD leaves it), or, with `go`, the string rendered as a Go template over the parameter tree
 /// ([`crate::gotemplate`]).
-fn render_str(s: &str, p: &Params, go: Option<&Value>) -> Result<String, Refusal> {
+fn render_str(s: &str, p: &Params, go: Option<(&Value, bool)>) -> Result<String, Refusal> {
     if !s.contains("{{") {
         return Ok(s.to_string());
     }
-    if let Some(root) = go {
-        return crate::gotemplate::render(s, root);
+    if let Some((root, strict)) = go {
+        return crate::gotemplate::render(s, root, strict);
     }
     let mut out = String::with_capacity(s.len());
     let mut rest = s;

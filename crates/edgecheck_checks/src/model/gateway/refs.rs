@@ -363,10 +363,11 @@ pub(super) fn backend_refs(
                 // A kind no listed implementation defines, on a parent whose implementation is not known, that
                 // the repository holds objects or a CRD of (agentgateway's `AgentgatewayBackend`): that
                 // controller is installed and may be this parent's.
-                BackendKind::Unknown if imp.is_none() && !g.is_empty() && {
-                    let kind = Kind { group: g.to_string(), kind: k.to_string() };
-                    !graph.ids_of(&kind).is_empty() || graph.crd_for(&kind).is_some()
-                } =>
+                BackendKind::Unknown
+                    if imp.is_none() && !g.is_empty() && {
+                        let kind = Kind { group: g.to_string(), kind: k.to_string() };
+                        !graph.ids_of(&kind).is_empty() || graph.crd_for(&kind).is_some()
+                    } =>
                 {
                     true
                 }

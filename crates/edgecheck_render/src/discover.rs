@@ -456,7 +456,11 @@ fn application_set(world: &World<'_>, o: &Object) -> Option<Spec> {
             b.parts.push(How::Generate { apps });
             return Some(b);
         }
-        Err(why) => b.parts.push(How::No { what: "generators".into(), why: NotRendered::Other(why) }),
+        // A refusal may quote the template it could not read, and with it a URL's password.
+        Err(why) => b.parts.push(How::No {
+            what: "generators".into(),
+            why: NotRendered::Other(edgecheck_core::redact::credentials(&why).into_owned()),
+        }),
     }
     let mut generators: Vec<&Value> = Vec::new();
     fn collect<'v>(g: &'v Value, out: &mut Vec<&'v Value>) {

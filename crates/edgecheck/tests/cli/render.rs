@@ -1609,3 +1609,26 @@ fn placeholder_lines_make_a_template_not_invalid_yaml() {
     let v = lint(&d, &[]);
     assert_eq!(at(&v, "LOD001"), vec!["registry/ingress.yaml:8"], "{v}");
 }
+
+/// An ApplicationSet whose Go template edgecheck refuses is named with the reason, which quotes the action it
+/// could not read: a URL's password in it is masked in every format.
+#[test]
+fn a_refused_application_set_template_does_not_print_a_password() {
+    const PLANTED: &str = "hunter2-planted-appset-secret";
+    let d = checkout();
+    d.write(
+        "argocd/set.yaml",
+        format!(
+            "apiVersion: argoproj.io/v1alpha1\nkind: ApplicationSet\nmetadata: {{name: b, namespace: argocd}}\nspec:\n  goTemplate: true\n  generators: [{{list: {{elements: [{{n: a}}]}}}}]\n  template:\n    metadata: {{name: '{{{{ \"https://deploy:{PLANTED}@git.example.com/x\" | bad\\q }}}}'}}\n    spec: {{destination: {{namespace: x}}}}\n"
+        ),
+    );
+    let mut seen = false;
+    for format in ["text", "json", "sarif", "markdown", "html"] {
+        let r = edgecheck(d.path(), &["lint", ".", "--no-config", "--show-builds", "--format", format]);
+        for out in [&r.stdout, &r.stderr] {
+            assert!(!out.contains(PLANTED), "{format} leaks the password: {out}");
+            seen |= out.contains("https://deploy:***@git.example.com/x");
+        }
+    }
+    assert!(seen, "the refusal is reported, with the password masked");
+}

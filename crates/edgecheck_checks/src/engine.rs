@@ -326,7 +326,7 @@ impl Analysis {
         let dup: std::collections::HashSet<usize> = graph.duplicates.iter().map(|(d, _)| d.0).collect();
         // Listener states by owner, sorted: each object's are one range, found by binary search (a scan of
         // every listener per object was O(objects × listeners)).
-        let mut states: Vec<(ObjId, &String, &crate::model::gateway::ListenerState)> =
+        let mut states: Vec<(ObjId, &edgecheck_core::Str, &crate::model::gateway::ListenerState)> =
             self.model.gateway.listeners.iter().map(|((lid, name), st)| (*lid, name, st)).collect();
         states.sort_unstable_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
         for (id, o) in graph.iter() {
@@ -338,7 +338,7 @@ impl Analysis {
             let mut listeners: Vec<(String, crate::model::gateway::ListenerState)> = states[start..]
                 .iter()
                 .take_while(|(lid, _, _)| *lid == id)
-                .map(|(_, name, st)| ((*name).clone(), (*st).clone()))
+                .map(|(_, name, st)| (name.to_string(), (*st).clone()))
                 .collect();
             let order = listener_order(o);
             listeners.sort_by_key(|(n, _)| order.iter().position(|x| x == n).unwrap_or(usize::MAX));

@@ -433,7 +433,7 @@ fn strip_zeros(b: &[u8]) -> &[u8] {
 }
 
 fn hex(bytes: &[u8], sep: &str) -> String {
-    let mut s = String::with_capacity(bytes.len() * 3);
+    let mut s = String::with_capacity(bytes.len() * (2 + sep.len()));
     for (i, b) in bytes.iter().enumerate() {
         if i > 0 {
             s.push_str(sep);

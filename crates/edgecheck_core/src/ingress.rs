@@ -86,7 +86,7 @@ impl Graph {
         let e = self.edges_from_kind(ingress, EdgeKind::IngressClass).next()?;
         match &e.to {
             Target::Found(c) => {
-                let controller = self.view::<IngressClass>(*c)?.spec.controller.clone()?;
+                let controller = self.view::<IngressClass>(*c)?.spec.controller.as_deref()?.to_string();
                 let evidence = format!("{} controller: {controller}", self.obj(*c).to_ref());
                 Some(IngressOwner { controller, class: Some(*c), evidence })
             }

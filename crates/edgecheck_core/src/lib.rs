@@ -36,7 +36,7 @@ pub use inventory::{Build, Inventory, LoadProblem, LoadProblemKind, NodeConfig, 
 pub use kind::Kind;
 pub use layer::{Layer, Severity};
 pub use object::{LineTable, Object, ObjectRef, Source};
-pub use value::{Map, Value};
+pub use value::{Map, Str, Value};
 
 #[doc(hidden)]
 pub use serde_json as __serde_json;

@@ -73,17 +73,17 @@ pub fn finding_json(f: &Finding) -> Value {
 fn parent_json(p: &ParentKey) -> Value {
     let mut m = Map::new();
     if let Some(g) = &p.group {
-        m.insert("group".into(), g.clone().into());
+        m.insert("group".into(), g.as_str().into());
     }
     if let Some(k) = &p.kind {
-        m.insert("kind".into(), k.clone().into());
+        m.insert("kind".into(), k.as_str().into());
     }
     if let Some(ns) = &p.namespace {
-        m.insert("namespace".into(), ns.clone().into());
+        m.insert("namespace".into(), ns.as_str().into());
     }
-    m.insert("name".into(), p.name.clone().into());
+    m.insert("name".into(), p.name.as_str().into());
     if let Some(s) = &p.section_name {
-        m.insert("sectionName".into(), s.clone().into());
+        m.insert("sectionName".into(), s.as_str().into());
     }
     if let Some(port) = p.port {
         m.insert("port".into(), port.into());

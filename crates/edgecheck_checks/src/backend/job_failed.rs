@@ -108,8 +108,8 @@ fn why(g: &Graph, jid: ObjId) -> Vec<(ObjId, String)> {
     }
     for (eid, eo, ev) in g.each::<Event>() {
         let Some(subject) = ev.subject() else { continue };
-        let ns = subject.namespace.as_ref().or(eo.namespace.as_ref());
-        if ns != job.namespace.as_ref() {
+        let ns = subject.namespace.as_deref().or(eo.namespace.as_deref());
+        if ns != job.namespace.as_deref() {
             continue;
         }
         let about_job = subject.kind == "Job" && subject.name == job.name;

@@ -486,7 +486,7 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
             if let Some((owner, lname)) = claim.listeners.first() {
                 let l = attached_listeners(graph, b.model, claim.route)
                     .into_iter()
-                    .find(|(o, l)| o == owner && &l.name == lname);
+                    .find(|(o, l)| o == owner && l.name == lname);
                 let label = match &l {
                     Some((_, l)) => format!(
                         "listener `{}` :{} {}{}",
@@ -575,8 +575,8 @@ fn entry_addresses(graph: &Graph, cx: &PathIndex<'_>, claim: &Claim, entry: Opti
                 .map(|lb| lb.ingress.as_slice())
                 .unwrap_or_default()
             {
-                if let Some(a) = i.ip.clone().or_else(|| i.hostname.clone()) {
-                    out.push((a, format!("{} status.loadBalancer", o.to_ref())));
+                if let Some(a) = i.ip.as_deref().or(i.hostname.as_deref()) {
+                    out.push((a.to_string(), format!("{} status.loadBalancer", o.to_ref())));
                 }
             }
         }
@@ -811,7 +811,7 @@ fn service_detail(b: &mut Builder<'_>, n: usize, s: &views::Service, port: Optio
     }
     if let Some(lb) = s.status.as_ref().and_then(|st| st.load_balancer.as_ref()) {
         let addrs: Vec<String> =
-            lb.ingress.iter().filter_map(|i| i.ip.clone().or_else(|| i.hostname.clone())).collect();
+            lb.ingress.iter().filter_map(|i| i.ip.as_deref().or(i.hostname.as_deref()).map(str::to_string)).collect();
         if !addrs.is_empty() {
             b.detail(n, format!("load balancer {}", addrs.join(", ")));
         }

@@ -44,7 +44,7 @@ pub struct Claim {
     /// TLS secret edge fields that serve the host (Ingress `tls[]`, IngressRoute `tls`).
     pub tls_fields: Vec<String>,
     /// Gateway listeners the route attached to that take this target: (Gateway or ListenerSet, name).
-    pub listeners: Vec<(ObjId, String)>,
+    pub listeners: Vec<(ObjId, edgecheck_core::Str)>,
     /// TLS is passed through to the backend.
     pub passthrough: bool,
     /// 0 exact host, 1 wildcard, 2 any host, 3 default backend.

@@ -57,17 +57,16 @@ impl ApplicationOutOfSync {
             for r in diff.iter().take(8) {
                 let q = match r.namespace.as_deref().filter(|n| !n.is_empty()) {
                     Some(n) => format!("{n}/{}", r.name),
-                    None => r.name.clone(),
+                    None => r.name.to_string(),
                 };
                 f = f.evidence(format!("OutOfSync: {} `{q}`", r.kind)).related(ObjectRef {
-                    api_version: r
-                        .group
-                        .as_ref()
-                        .filter(|g| !g.is_empty())
-                        .map_or_else(|| r.version.clone(), |g| r.version.as_ref().map(|v| format!("{g}/{v}"))),
-                    kind: r.kind.clone(),
-                    namespace: r.namespace.clone(),
-                    name: r.name.clone(),
+                    api_version: r.group.as_ref().filter(|g| !g.is_empty()).map_or_else(
+                        || r.version.as_deref().map(str::to_string),
+                        |g| r.version.as_ref().map(|v| format!("{g}/{v}")),
+                    ),
+                    kind: r.kind.to_string(),
+                    namespace: r.namespace.as_deref().map(str::to_string),
+                    name: r.name.to_string(),
                 });
             }
             if diff.len() > 8 {

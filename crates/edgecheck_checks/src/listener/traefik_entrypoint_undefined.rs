@@ -84,7 +84,7 @@ impl TraefikEntrypointUndefined {
         let list: Vec<&str> = defined.iter().map(String::as_str).collect();
         for (_, o, r) in cx.graph.each::<TraefikRoute>() {
             for (i, ep) in r.spec.entry_points.iter().enumerate() {
-                if defined.contains(ep) {
+                if defined.contains(ep.as_str()) {
                     continue;
                 }
                 out.at(o, &format!("spec.entryPoints[{i}]"))

@@ -132,10 +132,10 @@ impl HostPassthroughConflict {
                     if !fits {
                         continue;
                     }
-                    let hosts: Vec<String> = if r.spec.hostnames.is_empty() {
-                        l.hostname.iter().cloned().collect()
+                    let hosts: Vec<&str> = if r.spec.hostnames.is_empty() {
+                        l.hostname.iter().map(edgecheck_core::Str::as_str).collect()
                     } else {
-                        r.spec.hostnames.clone()
+                        r.spec.hostnames.iter().map(edgecheck_core::Str::as_str).collect()
                     };
                     for h in hosts.iter().filter(|h| !h.starts_with('*')) {
                         claims.push(Claim {
@@ -202,7 +202,7 @@ struct GatewayClaim<'a> {
 
 /// The exact hosts a route serves on a listener: its hostnames intersected with the listener's (the
 /// listener's own when the route names none); wildcards and placeholders are left out.
-fn effective_hosts(route_hosts: &[String], listener: Option<&str>) -> Vec<String> {
+fn effective_hosts(route_hosts: &[edgecheck_core::Str], listener: Option<&str>) -> Vec<String> {
     let hosts: Vec<String> = if route_hosts.is_empty() {
         listener.map(normalize).into_iter().collect()
     } else {
@@ -216,7 +216,7 @@ fn effective_hosts(route_hosts: &[String], listener: Option<&str>) -> Vec<String
 fn attached_listeners<'g>(
     cx: &'g CheckContext<'_>,
     owner: ObjId,
-    names: &'g [String],
+    names: &'g [edgecheck_core::Str],
 ) -> Option<(ObjId, Vec<&'g edgecheck_core::views::Listener>)> {
     let (gateway, listeners) = match cx.graph.view::<Gateway>(owner) {
         Some(g) => (owner, &g.spec.listeners),
@@ -259,7 +259,7 @@ fn cross_gateway(cx: &CheckContext<'_>, out: &mut Findings<'_>) {
                     continue;
                 }
                 for h in effective_hosts(&r.spec.hostnames, l.hostname.as_deref()) {
-                    let c = GatewayClaim { route: o, field, gateway, protocol: l.protocol.clone() };
+                    let c = GatewayClaim { route: o, field, gateway, protocol: l.protocol.to_string() };
                     if tls {
                         passthrough.entry(h).or_default().push(c);
                     } else {

@@ -34,8 +34,10 @@ impl IngressClassParametersMissing {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         for (id, o, c) in cx.graph.each::<IngressClass>() {
             let Some(p) = &c.spec.parameters else { continue };
-            let kind =
-                Kind { group: p.api_group.clone().unwrap_or_default(), kind: p.kind.clone().unwrap_or_default() };
+            let kind = Kind {
+                group: p.api_group.as_deref().unwrap_or_default().to_string(),
+                kind: p.kind.as_deref().unwrap_or_default().to_string(),
+            };
             for e in cx.graph.edges_from_kind(id, EdgeKind::ClassParameters) {
                 let Target::Missing(r) = &e.to else { continue };
                 let Some(k) = kind.known() else { continue };

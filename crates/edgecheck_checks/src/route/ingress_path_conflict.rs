@@ -52,8 +52,8 @@ impl IngressPathConflict {
             for (i, r) in ing.spec.rules.iter().enumerate() {
                 let host = r.host.as_deref().map_or_else(|| "*".to_string(), normalize);
                 for (j, p) in r.http.iter().flat_map(|h| h.paths.iter()).enumerate() {
-                    let path = p.path.clone().filter(|p| !p.is_empty()).unwrap_or_else(|| "/".into());
-                    let pt = p.path_type.clone().unwrap_or_else(|| "ImplementationSpecific".into());
+                    let path = p.path.as_deref().filter(|p| !p.is_empty()).unwrap_or("/").to_string();
+                    let pt = p.path_type.as_deref().unwrap_or("ImplementationSpecific").to_string();
                     let key = (class.clone(), host.clone(), path.clone(), pt.clone());
                     if !mine.insert(key.clone()) {
                         continue;

@@ -79,10 +79,10 @@ impl SecretValueShapeInvalid {
                     let e = cx.graph.obj(eid);
                     let subj =
                         cx.graph.view::<Event>(eid).and_then(|v| v.subject()).map(|s| edgecheck_core::ObjectRef {
-                            api_version: s.api_version.clone(),
-                            kind: s.kind.clone(),
-                            namespace: s.namespace.clone().or_else(|| e.namespace.clone()),
-                            name: s.name.clone(),
+                            api_version: s.api_version.as_deref().map(str::to_string),
+                            kind: s.kind.to_string(),
+                            namespace: s.namespace.as_deref().map(str::to_string).or_else(|| e.namespace.clone()),
+                            name: s.name.to_string(),
                         });
                     out.about(subj.unwrap_or_else(|| e.to_ref()), e.source.file.clone(), e.source.line)
                 }

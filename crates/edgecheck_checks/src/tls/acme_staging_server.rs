@@ -33,7 +33,7 @@ declare_check! {
 fn staging_server(cx: &CheckContext<'_>, issuer: edgecheck_core::ObjId) -> Option<String> {
     let acme = cx.graph.view::<edgecheck_core::views::Issuer>(issuer)?.spec.acme.as_ref()?;
     let host = acme.server.split("://").nth(1).unwrap_or(&acme.server).split('/').next().unwrap_or_default();
-    host.to_ascii_lowercase().contains("staging").then(|| acme.server.clone())
+    host.to_ascii_lowercase().contains("staging").then(|| acme.server.to_string())
 }
 
 impl AcmeStagingServer {
@@ -45,7 +45,7 @@ impl AcmeStagingServer {
                 .spec
                 .dns_names
                 .iter()
-                .map(String::as_str)
+                .map(edgecheck_core::Str::as_str)
                 .filter(|h| super::tls_cert_self_signed::is_public(h))
                 .collect();
             if public.is_empty() {

@@ -29,11 +29,11 @@ declare_check! {
 }
 
 /// True when a certificate requested with `names` covers `host` (a wildcard host needs the same wildcard).
-pub(super) fn names_cover(names: &[String], host: &str) -> bool {
+pub(super) fn names_cover(names: &[impl AsRef<str>], host: &str) -> bool {
     if host.starts_with("*.") {
-        return names.iter().any(|n| normalize(n) == normalize(host));
+        return names.iter().any(|n| normalize(n.as_ref()) == normalize(host));
     }
-    names.iter().any(|n| cert_name_covers(n, host))
+    names.iter().any(|n| cert_name_covers(n.as_ref(), host))
 }
 
 impl CertDnsNamesUncovered {
@@ -47,7 +47,7 @@ impl CertDnsNamesUncovered {
         }
         for (id, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
             let Some(e) = cx.graph.edges_from_kind(id, EdgeKind::CertificateSecret).next() else { continue };
-            let mut names: Vec<String> = cert.spec.dns_names.clone();
+            let mut names: Vec<edgecheck_core::Str> = cert.spec.dns_names.clone();
             names.extend(cert.spec.common_name.clone());
             names.extend(cert.spec.ip_addresses.clone());
             for s in by_target.get(&TargetKey::of(&e.to)).into_iter().flatten() {

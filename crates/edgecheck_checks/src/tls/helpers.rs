@@ -60,7 +60,7 @@ impl<'a, 'g> ServedByHost<'a, 'g> {
     }
 
     /// References that may serve a host one of `names` covers (a superset; callers filter exactly).
-    pub(super) fn candidates(&self, names: &[String]) -> Vec<&'a Served<'g>> {
+    pub(super) fn candidates(&self, names: &[impl AsRef<str>]) -> Vec<&'a Served<'g>> {
         let mut out: Vec<&'a Served<'g>> = Vec::new();
         let mut push = |v: Option<&Vec<&'a Served<'g>>>| {
             for s in v.into_iter().flatten() {
@@ -70,7 +70,7 @@ impl<'a, 'g> ServedByHost<'a, 'g> {
             }
         };
         for n in names {
-            let n = edgecheck_core::hostname::normalize(n);
+            let n = edgecheck_core::hostname::normalize(n.as_ref());
             match n.strip_prefix("*.") {
                 Some(parent) => push(self.by_parent.get(parent)),
                 None => push(self.exact.get(&n)),
@@ -118,7 +118,10 @@ fn hosts_of(graph: &Graph, e: &Edge) -> Vec<String> {
             .strip_prefix("spec.tls[")
             .and_then(|r| r.split_once(']'))
             .and_then(|(n, _)| n.parse::<usize>().ok());
-        return i.and_then(|i| ing.spec.tls.get(i)).map(|t| t.hosts.clone()).unwrap_or_default();
+        return i
+            .and_then(|i| ing.spec.tls.get(i))
+            .map(|t| t.hosts.iter().map(|h| h.to_string()).collect())
+            .unwrap_or_default();
     }
     if let Some(gw) = graph.view::<views::Gateway>(e.from) {
         return gw
@@ -126,7 +129,7 @@ fn hosts_of(graph: &Graph, e: &Edge) -> Vec<String> {
             .listeners
             .iter()
             .filter(|l| e.section.as_deref() == Some(l.name.as_str()))
-            .filter_map(|l| l.hostname.clone())
+            .filter_map(|l| l.hostname.as_deref().map(str::to_string))
             .collect();
     }
     if let Some(r) = graph.view::<views::TraefikRoute>(e.from) {

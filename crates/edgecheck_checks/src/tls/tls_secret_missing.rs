@@ -15,7 +15,7 @@ pub(super) fn certificate_writing_other<'g>(
         names.extend(c.spec.common_name.clone());
         let covers = hosts.iter().any(|h| super::cert_dns_names_uncovered::names_cover(&names, h));
         (o.namespace.as_deref() == Some(ns) && covers && !c.spec.secret_name.is_empty() && c.spec.secret_name != name)
-            .then(|| (o, c.spec.secret_name.clone()))
+            .then(|| (o, c.spec.secret_name.to_string()))
     })
 }
 

@@ -74,7 +74,7 @@ impl Graph {
     pub(super) fn index_crds(&mut self) {
         let mut crds = HashMap::new();
         for (id, _, crd) in self.each::<views::Crd>() {
-            crds.insert(Kind { group: crd.spec.group.clone(), kind: crd.spec.names.kind.clone() }, id);
+            crds.insert(Kind { group: crd.spec.group.to_string(), kind: crd.spec.names.kind.to_string() }, id);
         }
         self.crds = crds;
     }
@@ -112,7 +112,7 @@ impl Graph {
             if CERT_MANAGER_SHIM.iter().any(|a| o.annotation(a).is_some()) {
                 for l in &gw.spec.listeners {
                     for r in l.tls.iter().flat_map(|t| &t.certificate_refs) {
-                        let ns = r.namespace.clone().or_else(|| o.namespace.clone());
+                        let ns = r.namespace.as_deref().map(str::to_string).or_else(|| o.namespace.clone());
                         add(&ns, &r.name, id);
                     }
                 }
@@ -323,7 +323,7 @@ impl Graph {
                     if !is_secret {
                         continue;
                     }
-                    let rns = r.namespace.clone().or_else(|| ns.clone());
+                    let rns = r.namespace.as_deref().map(str::to_string).or_else(|| ns.clone());
                     let e = self.push(
                         id,
                         EdgeKind::TlsSecret,
@@ -354,7 +354,7 @@ impl Graph {
             .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.parent_ref.clone()))
             .collect();
         for (id, ns, p) in sets {
-            let pns = p.namespace.clone().or(ns);
+            let pns = p.namespace.as_deref().map(str::to_string).or(ns);
             self.push(id, EdgeKind::ParentRef, (K::GATEWAY, pns.as_deref(), &p.name), "spec.parentRef".into());
         }
     }
@@ -366,7 +366,7 @@ impl Graph {
             for (i, p) in r.spec.parent_refs.iter().enumerate() {
                 let kind = p.kind.as_deref().unwrap_or("Gateway");
                 let group = p.group.as_deref().unwrap_or("gateway.networking.k8s.io");
-                let pns = p.namespace.clone().or_else(|| ns.clone());
+                let pns = p.namespace.as_deref().map(str::to_string).or_else(|| ns.clone());
                 let target = if kind == "Gateway" && group == "gateway.networking.k8s.io" {
                     K::GATEWAY
                 } else if kind == "ListenerSet" || kind == "XListenerSet" {
@@ -398,7 +398,7 @@ impl Graph {
                     if !is_service {
                         continue;
                     }
-                    let bns = b.namespace.clone().or_else(|| ns.clone());
+                    let bns = b.namespace.as_deref().map(str::to_string).or_else(|| ns.clone());
                     let e = self.push(
                         id,
                         EdgeKind::Backend,
@@ -425,7 +425,7 @@ impl Graph {
                     if s.kind.as_deref().unwrap_or("Service") != "Service" {
                         continue;
                     }
-                    let sns = s.namespace.clone().or_else(|| ns.clone());
+                    let sns = s.namespace.as_deref().map(str::to_string).or_else(|| ns.clone());
                     let e = self.push(
                         id,
                         EdgeKind::Backend,
@@ -442,7 +442,7 @@ impl Graph {
                     self.push(id, EdgeKind::TlsSecret, (K::SECRET, ns.as_deref(), s), "spec.tls.secretName".into());
                 }
                 if let Some(opt) = &tls.options {
-                    let ons = opt.namespace.clone().or_else(|| ns.clone());
+                    let ons = opt.namespace.as_deref().map(str::to_string).or_else(|| ns.clone());
                     let group_new = self.obj(id).kind.group == "traefik.io";
                     let k = if group_new { K::TRAEFIK_TLS_OPTION } else { K::TRAEFIK_OLD_TLS_OPTION };
                     // Either group's TLSOption serves: Traefik v2 and v3 read both.
@@ -565,7 +565,7 @@ impl Graph {
                 };
                 self.push(id, EdgeKind::SecretStore, (k, ns.as_deref(), &r.name), "spec.secretStoreRef.name".into());
             }
-            let target = es.spec.target.name.clone().unwrap_or(name);
+            let target = es.spec.target.name.as_deref().map_or(name, str::to_string);
             self.push(id, EdgeKind::SecretTarget, (K::SECRET, ns.as_deref(), &target), "spec.target".into());
         }
     }
@@ -582,18 +582,18 @@ impl Graph {
                 K::KNOWN
                     .iter()
                     .find(|k| k.kind == s.kind)
-                    .map_or(Kind { group: String::new(), kind: s.kind.clone() }, |k| k.to_kind())
+                    .map_or(Kind { group: String::new(), kind: s.kind.to_string() }, |k| k.to_kind())
             } else {
                 Kind::from_api_version(&api, &s.kind)
             };
-            let sns = s.namespace.clone().or(ns);
+            let sns = s.namespace.as_deref().map(str::to_string).or(ns);
             let to = match self.find_kind(&kind, sns.as_deref(), &s.name) {
                 Some(t) => Target::Found(t),
                 None => Target::Missing(Box::new(ObjectRef {
-                    api_version: s.api_version.clone(),
-                    kind: s.kind.clone(),
+                    api_version: s.api_version.as_deref().map(str::to_string),
+                    kind: s.kind.to_string(),
                     namespace: sns,
-                    name: s.name.clone(),
+                    name: s.name.to_string(),
                 })),
             };
             self.push_edge(Edge {

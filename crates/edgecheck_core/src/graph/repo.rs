@@ -112,7 +112,7 @@ pub(super) fn application_dirs(objects: &[Object], views: &[View], repos: &[Repo
                     repo: ri,
                     dir: normalize_rel_path(path),
                     field: format!("{field}.path").into(),
-                    namespace: app.spec.destination.namespace.clone(),
+                    namespace: app.spec.destination.namespace.as_deref().map(str::to_string),
                 });
             }
             let _ = o;

@@ -1,6 +1,7 @@
 //! Alibaba Cloud ACK ALB Ingress: `AlbConfig` (alibabacloud.com), the object that creates the ALB
 //! instance and its listeners.
 
+use crate::value::Str;
 use serde::Deserialize;
 
 use super::PortRef;
@@ -28,7 +29,7 @@ pub struct AlbListener {
     /// Port (a number, sometimes quoted).
     pub port: Option<PortRef>,
     /// `HTTP`, `HTTPS` or `QUIC`.
-    pub protocol: Option<String>,
+    pub protocol: Option<Str>,
     /// Certificates given by ID (`CertificateId`, `IsDefault`); kept as raw values.
     pub certificates: Vec<crate::value::Value>,
 }

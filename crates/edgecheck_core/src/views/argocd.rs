@@ -1,5 +1,6 @@
 //! Argo CD Application.
 
+use crate::value::Str;
 use crate::value::Value;
 use serde::Deserialize;
 
@@ -24,7 +25,7 @@ pub struct ApplicationSpec {
     /// Destination.
     pub destination: AppDestination,
     /// Project.
-    pub project: Option<String>,
+    pub project: Option<Str>,
     /// Sync policy.
     pub sync_policy: Option<SyncPolicy>,
     /// ignoreDifferences (kept raw).
@@ -56,13 +57,13 @@ impl ApplicationSpec {
 pub struct AppSource {
     /// Repository URL.
     #[serde(rename = "repoURL")]
-    pub repo_url: String,
+    pub repo_url: Str,
     /// Path inside the repository.
-    pub path: Option<String>,
+    pub path: Option<Str>,
     /// Revision.
-    pub target_revision: Option<String>,
+    pub target_revision: Option<Str>,
     /// Helm chart (Helm repositories).
-    pub chart: Option<String>,
+    pub chart: Option<Str>,
     /// Helm settings.
     pub helm: Option<Value>,
     /// Kustomize settings.
@@ -71,7 +72,7 @@ pub struct AppSource {
     pub directory: Option<Value>,
     /// Reference name (multi-source `ref`).
     #[serde(rename = "ref")]
-    pub reference: Option<String>,
+    pub reference: Option<Str>,
 }
 
 /// Destination.
@@ -79,11 +80,11 @@ pub struct AppSource {
 #[serde(default)]
 pub struct AppDestination {
     /// API server URL.
-    pub server: Option<String>,
+    pub server: Option<Str>,
     /// Cluster name.
-    pub name: Option<String>,
+    pub name: Option<Str>,
     /// Namespace.
-    pub namespace: Option<String>,
+    pub namespace: Option<Str>,
 }
 
 /// Sync policy.
@@ -93,7 +94,7 @@ pub struct SyncPolicy {
     /// Automated sync (kept raw).
     pub automated: Option<Value>,
     /// Sync options.
-    pub sync_options: Vec<String>,
+    pub sync_options: Vec<Str>,
 }
 
 /// Application status: sync, health, conditions, the last operation, the managed resources.
@@ -117,9 +118,9 @@ pub struct ApplicationStatus {
 #[serde(default)]
 pub struct AppSyncStatus {
     /// `Synced`, `OutOfSync`, `Unknown`.
-    pub status: Option<String>,
+    pub status: Option<Str>,
     /// Revision compared.
-    pub revision: Option<String>,
+    pub revision: Option<Str>,
 }
 
 /// A health status with message (`status.health`, `status.resources[].health`).
@@ -127,9 +128,9 @@ pub struct AppSyncStatus {
 #[serde(default)]
 pub struct AppHealth {
     /// `Healthy`, `Progressing`, `Degraded`, `Suspended`, `Missing`, `Unknown`.
-    pub status: Option<String>,
+    pub status: Option<Str>,
     /// Message.
-    pub message: Option<String>,
+    pub message: Option<Str>,
 }
 
 /// `status.conditions[]`.
@@ -138,9 +139,9 @@ pub struct AppHealth {
 pub struct AppCondition {
     /// `ComparisonError`, `InvalidSpecError`, `SyncError`, ...
     #[serde(rename = "type")]
-    pub type_: String,
+    pub type_: Str,
     /// Message.
-    pub message: Option<String>,
+    pub message: Option<Str>,
 }
 
 /// `status.operationState`.
@@ -148,11 +149,11 @@ pub struct AppCondition {
 #[serde(default, rename_all = "camelCase")]
 pub struct AppOperationState {
     /// `Running`, `Succeeded`, `Failed`, `Error`, `Terminating`.
-    pub phase: Option<String>,
+    pub phase: Option<Str>,
     /// Message.
-    pub message: Option<String>,
+    pub message: Option<Str>,
     /// Finish time.
-    pub finished_at: Option<String>,
+    pub finished_at: Option<Str>,
 }
 
 /// `status.resources[]`.
@@ -160,17 +161,17 @@ pub struct AppOperationState {
 #[serde(default)]
 pub struct AppResourceStatus {
     /// Group (empty for core).
-    pub group: Option<String>,
+    pub group: Option<Str>,
     /// Version.
-    pub version: Option<String>,
+    pub version: Option<Str>,
     /// Kind.
-    pub kind: String,
+    pub kind: Str,
     /// Namespace.
-    pub namespace: Option<String>,
+    pub namespace: Option<Str>,
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// `Synced`, `OutOfSync`.
-    pub status: Option<String>,
+    pub status: Option<Str>,
     /// Health, when Argo CD assesses the kind.
     pub health: Option<AppHealth>,
 }
@@ -183,12 +184,12 @@ impl AppResourceStatus {
         let api_version = match (group, &self.version) {
             (Some(g), Some(v)) => Some(format!("{g}/{v}")),
             (Some(_), None) => None,
-            (None, v) => v.clone(),
+            (None, v) => v.as_deref().map(str::to_string),
         };
-        let namespace = self.namespace.clone().filter(|n| !n.is_empty());
+        let namespace = self.namespace.as_deref().filter(|n| !n.is_empty()).map(str::to_string);
         let namespace =
             if namespace.is_none() && self.is_application() { app_namespace.map(str::to_string) } else { namespace };
-        crate::ObjectRef { api_version, kind: self.kind.clone(), namespace, name: self.name.clone() }
+        crate::ObjectRef { api_version, kind: self.kind.to_string(), namespace, name: self.name.to_string() }
     }
 
     /// Whether the entry is a child Argo CD Application (app-of-apps).

@@ -1,5 +1,6 @@
 //! cert-manager kinds.
 
+use crate::value::Str;
 use crate::value::Value;
 use serde::Deserialize;
 
@@ -18,19 +19,19 @@ pub struct Certificate {
 #[serde(default, rename_all = "camelCase")]
 pub struct CertificateSpec {
     /// The Secret cert-manager writes.
-    pub secret_name: String,
+    pub secret_name: Str,
     /// DNS names.
-    pub dns_names: Vec<String>,
+    pub dns_names: Vec<Str>,
     /// Common name.
-    pub common_name: Option<String>,
+    pub common_name: Option<Str>,
     /// IP addresses.
-    pub ip_addresses: Vec<String>,
+    pub ip_addresses: Vec<Str>,
     /// Issuer reference.
     pub issuer_ref: IssuerRef,
     /// Duration (Go duration).
-    pub duration: Option<String>,
+    pub duration: Option<Str>,
     /// Renew before (Go duration).
-    pub renew_before: Option<String>,
+    pub renew_before: Option<Str>,
     /// Private key settings.
     pub private_key: Option<Value>,
 }
@@ -40,11 +41,11 @@ pub struct CertificateSpec {
 #[serde(default)]
 pub struct IssuerRef {
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// `Issuer` (default) or `ClusterIssuer` (or an external issuer's kind).
-    pub kind: Option<String>,
+    pub kind: Option<Str>,
     /// Group (`cert-manager.io` default).
-    pub group: Option<String>,
+    pub group: Option<Str>,
 }
 
 /// An Issuer or ClusterIssuer.
@@ -76,9 +77,9 @@ pub struct IssuerSpec {
 #[serde(default, rename_all = "camelCase")]
 pub struct AcmeIssuer {
     /// Directory URL.
-    pub server: String,
+    pub server: Str,
     /// Account email.
-    pub email: Option<String>,
+    pub email: Option<Str>,
     /// Solvers.
     pub solvers: Vec<AcmeSolver>,
     /// Account key Secret.
@@ -113,11 +114,11 @@ pub struct Http01Solver {
 #[serde(default, rename_all = "camelCase")]
 pub struct Http01Ingress {
     /// `class` (annotation class).
-    pub class: Option<String>,
+    pub class: Option<Str>,
     /// `ingressClassName`.
-    pub ingress_class_name: Option<String>,
+    pub ingress_class_name: Option<Str>,
     /// Existing Ingress to edit.
-    pub name: Option<String>,
+    pub name: Option<Str>,
 }
 
 /// A status condition as cert-manager writes them.
@@ -126,13 +127,13 @@ pub struct Http01Ingress {
 pub struct CmCondition {
     /// `Ready`, `Issuing`, `Approved`, `Denied`, ...
     #[serde(rename = "type")]
-    pub type_: String,
+    pub type_: Str,
     /// `True`, `False`, `Unknown`.
-    pub status: String,
+    pub status: Str,
     /// Reason.
-    pub reason: Option<String>,
+    pub reason: Option<Str>,
     /// Message.
-    pub message: Option<String>,
+    pub message: Option<Str>,
 }
 
 /// The status of a cert-manager object (Certificate, Issuer, CertificateRequest).
@@ -142,7 +143,7 @@ pub struct CmStatus {
     /// Conditions.
     pub conditions: Vec<CmCondition>,
     /// Certificate: notAfter of the issued certificate.
-    pub not_after: Option<String>,
+    pub not_after: Option<Str>,
     /// Certificate: failed issuance attempts in a row.
     pub failed_issuance_attempts: Option<i64>,
 }
@@ -159,9 +160,9 @@ impl CmStatus {
 #[serde(default, rename_all = "camelCase")]
 pub struct OwnerRef {
     /// Kind.
-    pub kind: String,
+    pub kind: Str,
     /// Name.
-    pub name: String,
+    pub name: Str,
 }
 
 /// The metadata cert-manager's chain objects are linked by.
@@ -171,7 +172,7 @@ pub struct CmMeta {
     /// Owner references (CertificateRequest → Certificate, Order → CertificateRequest, Challenge → Order).
     pub owner_references: Vec<OwnerRef>,
     /// Annotations (`cert-manager.io/certificate-name`, ...).
-    pub annotations: std::collections::BTreeMap<String, Value>,
+    pub annotations: std::collections::BTreeMap<Str, Value>,
 }
 
 impl CmMeta {
@@ -218,12 +219,12 @@ pub struct AcmeChallenge {
 #[serde(default, rename_all = "camelCase")]
 pub struct AcmeChallengeSpec {
     /// The name being validated.
-    pub dns_name: String,
+    pub dns_name: Str,
     /// `HTTP-01` or `DNS-01`.
     #[serde(rename = "type")]
-    pub type_: String,
+    pub type_: Str,
     /// The ACME challenge URL.
-    pub url: Option<String>,
+    pub url: Option<Str>,
 }
 
 /// Status of an ACME Order or Challenge.
@@ -231,9 +232,9 @@ pub struct AcmeChallengeSpec {
 #[serde(default, rename_all = "camelCase")]
 pub struct AcmeStatus {
     /// `pending`, `ready`, `valid`, `invalid`, `errored`, `processing`, `expired`.
-    pub state: Option<String>,
+    pub state: Option<Str>,
     /// Why (Challenge: the self-check error; Order: the failure).
-    pub reason: Option<String>,
+    pub reason: Option<Str>,
     /// Challenge: the solver is presented.
     pub presented: Option<bool>,
     /// Challenge: cert-manager is processing it.

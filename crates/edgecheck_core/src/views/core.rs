@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::value::Str;
 use crate::value::Value;
 use serde::Deserialize;
 
@@ -23,18 +24,18 @@ pub struct Service {
 pub struct ServiceSpec {
     /// `ClusterIP` (default), `NodePort`, `LoadBalancer`, `ExternalName`.
     #[serde(rename = "type")]
-    pub service_type: Option<String>,
+    pub service_type: Option<Str>,
     /// Pod selector; `None` for Services without selector (manual Endpoints).
     pub selector: Option<crate::labels::Labels>,
     /// Ports.
     pub ports: Vec<ServicePort>,
     /// ExternalName target.
-    pub external_name: Option<String>,
+    pub external_name: Option<Str>,
     /// `clusterIP` (`None` for headless).
     #[serde(rename = "clusterIP")]
-    pub cluster_ip: Option<String>,
+    pub cluster_ip: Option<Str>,
     /// `loadBalancerClass`.
-    pub load_balancer_class: Option<String>,
+    pub load_balancer_class: Option<Str>,
 }
 
 impl ServiceSpec {
@@ -49,15 +50,15 @@ impl ServiceSpec {
 #[serde(default, rename_all = "camelCase")]
 pub struct ServicePort {
     /// Name.
-    pub name: Option<String>,
+    pub name: Option<Str>,
     /// Port.
     pub port: i64,
     /// Target port (defaults to `port`).
     pub target_port: Option<PortRef>,
     /// `TCP`, `UDP`, `SCTP`.
-    pub protocol: Option<String>,
+    pub protocol: Option<Str>,
     /// `appProtocol` (`http`, `https`, `kubernetes.io/h2c`, ...).
-    pub app_protocol: Option<String>,
+    pub app_protocol: Option<Str>,
     /// Node port.
     pub node_port: Option<i64>,
 }
@@ -90,9 +91,9 @@ pub struct LoadBalancerStatus {
 #[serde(default)]
 pub struct LoadBalancerIngress {
     /// IP.
-    pub ip: Option<String>,
+    pub ip: Option<Str>,
     /// Host name.
-    pub hostname: Option<String>,
+    pub hostname: Option<Str>,
 }
 
 /// The pod template of a workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob) or a
@@ -255,13 +256,13 @@ struct PodSpec {
 #[serde(default, rename_all = "camelCase")]
 pub struct Container {
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// Image.
-    pub image: Option<String>,
+    pub image: Option<Str>,
     /// Command.
-    pub command: Vec<String>,
+    pub command: Vec<Str>,
     /// Args.
-    pub args: Vec<String>,
+    pub args: Vec<Str>,
     /// Ports.
     pub ports: Vec<ContainerPort>,
     /// Environment (values as written; `valueFrom` kept raw).
@@ -282,7 +283,7 @@ impl Container {
 
     /// Command and args, as one list.
     pub fn argv(&self) -> impl Iterator<Item = &str> {
-        self.command.iter().chain(self.args.iter()).map(String::as_str)
+        self.command.iter().chain(self.args.iter()).map(Str::as_str)
     }
 }
 
@@ -291,11 +292,11 @@ impl Container {
 #[serde(default, rename_all = "camelCase")]
 pub struct ContainerPort {
     /// Name.
-    pub name: Option<String>,
+    pub name: Option<Str>,
     /// Port.
     pub container_port: i64,
     /// Protocol.
-    pub protocol: Option<String>,
+    pub protocol: Option<Str>,
 }
 
 /// An env var.
@@ -303,9 +304,9 @@ pub struct ContainerPort {
 #[serde(default, rename_all = "camelCase")]
 pub struct EnvVar {
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// Literal value.
-    pub value: Option<String>,
+    pub value: Option<Str>,
 }
 
 /// A probe.
@@ -325,11 +326,11 @@ pub struct Probe {
 #[serde(default, rename_all = "camelCase")]
 pub struct HttpGetAction {
     /// Path.
-    pub path: Option<String>,
+    pub path: Option<Str>,
     /// Port.
     pub port: Option<PortRef>,
     /// `HTTP` (default) or `HTTPS`.
-    pub scheme: Option<String>,
+    pub scheme: Option<Str>,
 }
 
 /// A ConfigMap. Its `data` is checked to hold strings only (the API server refuses a number or a boolean
@@ -402,22 +403,22 @@ pub struct Event {
     /// events.k8s.io `regarding`.
     pub regarding: Option<EventObject>,
     /// Reason.
-    pub reason: Option<String>,
+    pub reason: Option<Str>,
     /// core/v1 message.
-    pub message: Option<String>,
+    pub message: Option<Str>,
     /// events.k8s.io note.
-    pub note: Option<String>,
+    pub note: Option<Str>,
     /// `Normal` or `Warning`.
     #[serde(rename = "type")]
-    pub event_type: Option<String>,
+    pub event_type: Option<Str>,
     /// Count.
     pub count: Option<i64>,
     /// Source component.
     pub source: Option<Value>,
     /// `reportingController` / `reportingComponent`.
-    pub reporting_controller: Option<String>,
+    pub reporting_controller: Option<Str>,
     /// Last seen.
-    pub last_timestamp: Option<String>,
+    pub last_timestamp: Option<Str>,
 }
 
 impl Event {
@@ -437,13 +438,13 @@ impl Event {
 #[serde(default, rename_all = "camelCase")]
 pub struct EventObject {
     /// Kind.
-    pub kind: String,
+    pub kind: Str,
     /// Namespace.
-    pub namespace: Option<String>,
+    pub namespace: Option<Str>,
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// apiVersion.
-    pub api_version: Option<String>,
+    pub api_version: Option<Str>,
 }
 
 /// A Namespace.
@@ -466,7 +467,7 @@ pub struct EndpointSlice {
 #[serde(default)]
 pub struct SliceEndpoint {
     /// Addresses.
-    pub addresses: Vec<String>,
+    pub addresses: Vec<Str>,
     /// Conditions (`ready`, `serving`, `terminating`).
-    pub conditions: BTreeMap<String, Value>,
+    pub conditions: BTreeMap<Str, Value>,
 }

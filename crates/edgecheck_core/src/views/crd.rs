@@ -1,5 +1,6 @@
 //! CustomResourceDefinition.
 
+use crate::value::Str;
 use serde::Deserialize;
 
 /// A CRD.
@@ -15,11 +16,11 @@ pub struct Crd {
 #[serde(default)]
 pub struct CrdSpec {
     /// Group.
-    pub group: String,
+    pub group: Str,
     /// Names.
     pub names: CrdNames,
     /// `Namespaced` or `Cluster`.
-    pub scope: Option<String>,
+    pub scope: Option<Str>,
     /// Versions.
     pub versions: Vec<CrdVersion>,
 }
@@ -29,9 +30,9 @@ pub struct CrdSpec {
 #[serde(default)]
 pub struct CrdNames {
     /// Kind.
-    pub kind: String,
+    pub kind: Str,
     /// Plural.
-    pub plural: String,
+    pub plural: Str,
 }
 
 /// One CRD version.
@@ -39,7 +40,7 @@ pub struct CrdNames {
 #[serde(default)]
 pub struct CrdVersion {
     /// Name (`v1`, `v1alpha2`).
-    pub name: String,
+    pub name: Str,
     /// Served.
     pub served: bool,
     /// Storage.

@@ -1,5 +1,6 @@
 //! External Secrets Operator kinds.
 
+use crate::value::Str;
 use crate::value::Value;
 use serde::Deserialize;
 
@@ -26,7 +27,7 @@ pub struct ExternalSecretSpec {
     /// DataFrom (kept raw).
     pub data_from: Vec<Value>,
     /// Refresh interval.
-    pub refresh_interval: Option<String>,
+    pub refresh_interval: Option<Str>,
 }
 
 /// `secretStoreRef`.
@@ -34,9 +35,9 @@ pub struct ExternalSecretSpec {
 #[serde(default)]
 pub struct StoreRef {
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// `SecretStore` (default) or `ClusterSecretStore`.
-    pub kind: Option<String>,
+    pub kind: Option<Str>,
 }
 
 /// `target`.
@@ -44,11 +45,11 @@ pub struct StoreRef {
 #[serde(default, rename_all = "camelCase")]
 pub struct ExternalSecretTarget {
     /// Secret name (defaults to the ExternalSecret's).
-    pub name: Option<String>,
+    pub name: Option<Str>,
     /// `Owner` (default), `Orphan`, `Merge`, `None`.
-    pub creation_policy: Option<String>,
+    pub creation_policy: Option<Str>,
     /// `Retain` (default), `Delete`, `Merge`.
-    pub deletion_policy: Option<String>,
+    pub deletion_policy: Option<Str>,
     /// Template (kept raw).
     pub template: Option<Value>,
 }
@@ -78,7 +79,7 @@ pub struct EsoStatus {
     /// `status.conditions`.
     pub conditions: Vec<EsoCondition>,
     /// `status.refreshTime` (ExternalSecret).
-    pub refresh_time: Option<String>,
+    pub refresh_time: Option<Str>,
 }
 
 impl EsoStatus {
@@ -94,11 +95,11 @@ impl EsoStatus {
 pub struct EsoCondition {
     /// Type (`Ready`).
     #[serde(rename = "type")]
-    pub type_: String,
+    pub type_: Str,
     /// `True`, `False`, `Unknown`.
-    pub status: String,
+    pub status: Str,
     /// Reason (`SecretSyncedError`, `InvalidProviderConfig`, ...).
-    pub reason: Option<String>,
+    pub reason: Option<Str>,
     /// Message.
-    pub message: Option<String>,
+    pub message: Option<Str>,
 }

@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::value::Str;
 use crate::value::Value;
 use serde::Deserialize;
 
@@ -24,19 +25,19 @@ pub struct GatewayClassStatus {
     /// `supportedFeatures`, as feature names: the newer spelling is a list of `{name: X}` objects, the
     /// older (v1.1) a list of strings; both are read.
     #[serde(deserialize_with = "feature_names")]
-    pub supported_features: Option<Vec<String>>,
+    pub supported_features: Option<Vec<Str>>,
 }
 
 /// Reads `supportedFeatures` in either spelling (`- HTTPRoute` or `- name: HTTPRoute`); entries of
 /// neither shape are skipped.
-fn feature_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<String>>, D::Error> {
+fn feature_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<Str>>, D::Error> {
     let v: Option<Vec<Value>> = Option::deserialize(d)?;
     Ok(v.map(|items| {
         items
             .iter()
             .filter_map(|i| match i {
-                Value::String(s) => Some(s.to_string()),
-                Value::Object(m) => m.get("name").and_then(Value::as_str).map(str::to_string),
+                Value::String(s) => Some(s.clone()),
+                Value::Object(m) => m.get("name").and_then(Value::as_str).map(Str::from),
                 _ => None,
             })
             .collect()
@@ -48,7 +49,7 @@ fn feature_names<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Vec<St
 #[serde(default, rename_all = "camelCase")]
 pub struct GatewayClassSpec {
     /// Controller name (`io.cilium/gateway-controller`, ...).
-    pub controller_name: String,
+    pub controller_name: Str,
     /// Parameters.
     pub parameters_ref: Option<TypedRef>,
 }
@@ -66,7 +67,7 @@ pub struct Gateway {
 #[serde(default, rename_all = "camelCase")]
 pub struct GatewaySpec {
     /// Class.
-    pub gateway_class_name: String,
+    pub gateway_class_name: Str,
     /// Listeners.
     pub listeners: Vec<Listener>,
     /// Requested addresses.
@@ -125,7 +126,7 @@ pub struct FrontendValidation {
     /// The CA certificates client certificates are validated against.
     pub ca_certificate_refs: Vec<TypedRef>,
     /// `AllowValidOnly` (default) or `AllowInsecureFallback`.
-    pub mode: Option<String>,
+    pub mode: Option<Str>,
 }
 
 /// `spec.tls.backend`.
@@ -141,13 +142,13 @@ pub struct BackendTlsConfig {
 #[serde(default, rename_all = "camelCase")]
 pub struct Listener {
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// Hostname.
-    pub hostname: Option<String>,
+    pub hostname: Option<Str>,
     /// Port.
     pub port: i64,
     /// `HTTP`, `HTTPS`, `TLS`, `TCP`, `UDP`, or a domain-prefixed protocol.
-    pub protocol: String,
+    pub protocol: Str,
     /// TLS config.
     pub tls: Option<ListenerTls>,
     /// Allowed routes.
@@ -159,11 +160,11 @@ pub struct Listener {
 #[serde(default, rename_all = "camelCase")]
 pub struct ListenerTls {
     /// `Terminate` (default) or `Passthrough`.
-    pub mode: Option<String>,
+    pub mode: Option<Str>,
     /// Certificates.
     pub certificate_refs: Vec<TypedRef>,
     /// Implementation options.
-    pub options: BTreeMap<String, Value>,
+    pub options: BTreeMap<Str, Value>,
 }
 
 /// `allowedRoutes`.
@@ -181,7 +182,7 @@ pub struct AllowedRoutes {
 #[serde(default, rename_all = "camelCase")]
 pub struct RouteNamespaces {
     /// `Same` (default), `All`, `Selector`.
-    pub from: Option<String>,
+    pub from: Option<Str>,
     /// Label selector for `Selector`.
     pub selector: Option<LabelSelector>,
 }
@@ -201,11 +202,11 @@ pub struct LabelSelector {
 #[serde(default)]
 pub struct LabelSelectorRequirement {
     /// Key.
-    pub key: String,
+    pub key: Str,
     /// `In`, `NotIn`, `Exists`, `DoesNotExist`.
-    pub operator: String,
+    pub operator: Str,
     /// Values.
-    pub values: Vec<String>,
+    pub values: Vec<Str>,
 }
 
 impl LabelSelector {
@@ -230,9 +231,9 @@ impl LabelSelector {
 #[serde(default)]
 pub struct RouteGroupKind {
     /// Group (defaults to gateway.networking.k8s.io).
-    pub group: Option<String>,
+    pub group: Option<Str>,
     /// Kind.
-    pub kind: String,
+    pub kind: Str,
 }
 
 /// Any route: HTTPRoute, GRPCRoute, TLSRoute, TCPRoute, UDPRoute.
@@ -250,7 +251,7 @@ pub struct RouteSpec {
     /// Parents.
     pub parent_refs: Vec<ParentRef>,
     /// Hostnames (HTTP, GRPC, TLS routes).
-    pub hostnames: Vec<String>,
+    pub hostnames: Vec<Str>,
     /// Rules.
     pub rules: Vec<RouteRule>,
 }
@@ -260,15 +261,15 @@ pub struct RouteSpec {
 #[serde(default, rename_all = "camelCase")]
 pub struct ParentRef {
     /// Group (defaults to gateway.networking.k8s.io).
-    pub group: Option<String>,
+    pub group: Option<Str>,
     /// Kind (defaults to Gateway).
-    pub kind: Option<String>,
+    pub kind: Option<Str>,
     /// Namespace (defaults to the route's).
-    pub namespace: Option<String>,
+    pub namespace: Option<Str>,
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// Listener name.
-    pub section_name: Option<String>,
+    pub section_name: Option<Str>,
     /// Listener port.
     pub port: Option<i64>,
 }
@@ -284,7 +285,7 @@ pub struct RouteRule {
     /// Filters (kept raw).
     pub filters: Vec<Value>,
     /// Rule name.
-    pub name: Option<String>,
+    pub name: Option<Str>,
 }
 
 /// A backendRef.
@@ -292,13 +293,13 @@ pub struct RouteRule {
 #[serde(default)]
 pub struct BackendRef {
     /// Group (`""` core).
-    pub group: Option<String>,
+    pub group: Option<Str>,
     /// Kind (defaults to Service).
-    pub kind: Option<String>,
+    pub kind: Option<Str>,
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// Namespace (defaults to the route's).
-    pub namespace: Option<String>,
+    pub namespace: Option<Str>,
     /// Port.
     pub port: Option<i64>,
     /// Weight.
@@ -328,11 +329,11 @@ pub struct ReferenceGrantSpec {
 #[serde(default)]
 pub struct GrantFrom {
     /// Group.
-    pub group: String,
+    pub group: Str,
     /// Kind.
-    pub kind: String,
+    pub kind: Str,
     /// Namespace.
-    pub namespace: String,
+    pub namespace: Str,
 }
 
 /// `to` entry.
@@ -340,11 +341,11 @@ pub struct GrantFrom {
 #[serde(default)]
 pub struct GrantTo {
     /// Group.
-    pub group: String,
+    pub group: Str,
     /// Kind.
-    pub kind: String,
+    pub kind: Str,
     /// Name (all when absent).
-    pub name: Option<String>,
+    pub name: Option<Str>,
 }
 
 /// A ListenerSet (XListenerSet in the experimental group).

@@ -1,5 +1,6 @@
 //! Ingress and IngressClass (networking.k8s.io, and the old extensions/v1beta1 spelling).
 
+use crate::value::Str;
 use serde::Deserialize;
 
 use super::PortRef;
@@ -17,7 +18,7 @@ pub struct Ingress {
 #[serde(default, rename_all = "camelCase")]
 pub struct IngressSpec {
     /// `ingressClassName`.
-    pub ingress_class_name: Option<String>,
+    pub ingress_class_name: Option<Str>,
     /// `defaultBackend` (v1) .
     pub default_backend: Option<IngressBackend>,
     /// `backend` (v1beta1).
@@ -33,9 +34,9 @@ pub struct IngressSpec {
 #[serde(default, rename_all = "camelCase")]
 pub struct IngressTls {
     /// Hosts this Secret serves.
-    pub hosts: Vec<String>,
+    pub hosts: Vec<Str>,
     /// The Secret.
-    pub secret_name: Option<String>,
+    pub secret_name: Option<Str>,
 }
 
 /// One rule.
@@ -43,7 +44,7 @@ pub struct IngressTls {
 #[serde(default)]
 pub struct IngressRule {
     /// Host (exact or `*.` wildcard).
-    pub host: Option<String>,
+    pub host: Option<Str>,
     /// HTTP paths.
     pub http: Option<IngressHttp>,
 }
@@ -61,9 +62,9 @@ pub struct IngressHttp {
 #[serde(default, rename_all = "camelCase")]
 pub struct IngressPath {
     /// Path.
-    pub path: Option<String>,
+    pub path: Option<Str>,
     /// `Prefix`, `Exact`, `ImplementationSpecific`.
-    pub path_type: Option<String>,
+    pub path_type: Option<Str>,
     /// Backend.
     pub backend: IngressBackend,
 }
@@ -76,7 +77,7 @@ pub struct IngressBackend {
     /// v1 service backend.
     pub service: Option<IngressServiceBackend>,
     /// v1beta1 service name.
-    pub service_name: Option<String>,
+    pub service_name: Option<Str>,
     /// v1beta1 service port.
     pub service_port: Option<PortRef>,
     /// A resource backend.
@@ -88,7 +89,7 @@ pub struct IngressBackend {
 #[serde(default)]
 pub struct IngressServiceBackend {
     /// Service name.
-    pub name: String,
+    pub name: Str,
     /// Port.
     pub port: IngressServicePort,
 }
@@ -100,17 +101,18 @@ pub struct IngressServicePort {
     /// By number.
     pub number: Option<i64>,
     /// By name.
-    pub name: Option<String>,
+    pub name: Option<Str>,
 }
 
 impl IngressBackend {
     /// The Service and port this backend names, in either spelling.
     pub fn service_ref(&self) -> Option<(String, Option<PortRef>)> {
         if let Some(s) = &self.service {
-            let port = s.port.number.map(PortRef::Number).or_else(|| s.port.name.clone().map(PortRef::Name));
-            return Some((s.name.clone(), port));
+            let port =
+                s.port.number.map(PortRef::Number).or_else(|| s.port.name.as_deref().map(|n| PortRef::Name(n.into())));
+            return Some((s.name.to_string(), port));
         }
-        self.service_name.as_ref().map(|n| (n.clone(), self.service_port.clone()))
+        self.service_name.as_ref().map(|n| (n.to_string(), self.service_port.clone()))
     }
 }
 
@@ -142,7 +144,7 @@ impl Ingress {
             .rules
             .iter()
             .filter_map(|r| r.host.as_deref())
-            .chain(self.spec.tls.iter().flat_map(|t| t.hosts.iter().map(String::as_str)))
+            .chain(self.spec.tls.iter().flat_map(|t| t.hosts.iter().map(Str::as_str)))
         {
             if !out.contains(&h) {
                 out.push(h);
@@ -165,7 +167,7 @@ pub struct IngressClass {
 #[serde(default)]
 pub struct IngressClassSpec {
     /// The controller string (`k8s.io/ingress-nginx`, `traefik.io/ingress-controller`, ...).
-    pub controller: Option<String>,
+    pub controller: Option<Str>,
     /// Parameters reference.
     pub parameters: Option<IngressClassParameters>,
 }
@@ -175,13 +177,13 @@ pub struct IngressClassSpec {
 #[serde(default, rename_all = "camelCase")]
 pub struct IngressClassParameters {
     /// API group.
-    pub api_group: Option<String>,
+    pub api_group: Option<Str>,
     /// Kind.
-    pub kind: Option<String>,
+    pub kind: Option<Str>,
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// Namespace (scope Namespace).
-    pub namespace: Option<String>,
+    pub namespace: Option<Str>,
     /// `Cluster` or `Namespace`.
-    pub scope: Option<String>,
+    pub scope: Option<Str>,
 }

@@ -1,5 +1,6 @@
 //! Traefik CRDs (traefik.io and the old traefik.containo.us group).
 
+use crate::value::Str;
 use crate::value::Value;
 use serde::Deserialize;
 
@@ -18,7 +19,7 @@ pub struct TraefikRoute {
 #[serde(default, rename_all = "camelCase")]
 pub struct TraefikRouteSpec {
     /// Entry points (`web`, `websecure`, ...).
-    pub entry_points: Vec<String>,
+    pub entry_points: Vec<Str>,
     /// Routes.
     pub routes: Vec<TraefikRouteRule>,
     /// TLS.
@@ -31,9 +32,9 @@ pub struct TraefikRouteSpec {
 pub struct TraefikRouteRule {
     /// The rule (`Host(`a`) && PathPrefix(`/`)`, `HostSNI(`*`)`).
     #[serde(rename = "match")]
-    pub rule: String,
+    pub rule: Str,
     /// `Rule`.
-    pub kind: Option<String>,
+    pub kind: Option<Str>,
     /// Services.
     pub services: Vec<TraefikService>,
     /// Middlewares.
@@ -45,17 +46,17 @@ pub struct TraefikRouteRule {
 #[serde(default, rename_all = "camelCase")]
 pub struct TraefikService {
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// Namespace.
-    pub namespace: Option<String>,
+    pub namespace: Option<Str>,
     /// `Service` (default) or `TraefikService`.
-    pub kind: Option<String>,
+    pub kind: Option<Str>,
     /// Port.
     pub port: Option<PortRef>,
     /// `http`, `https`, `h2c`.
-    pub scheme: Option<String>,
+    pub scheme: Option<Str>,
     /// ServersTransport name.
-    pub servers_transport: Option<String>,
+    pub servers_transport: Option<Str>,
 }
 
 /// IngressRoute TLS.
@@ -63,11 +64,11 @@ pub struct TraefikService {
 #[serde(default, rename_all = "camelCase")]
 pub struct TraefikTls {
     /// Secret.
-    pub secret_name: Option<String>,
+    pub secret_name: Option<Str>,
     /// TLSOption reference.
     pub options: Option<TraefikOptionRef>,
     /// ACME resolver.
-    pub cert_resolver: Option<String>,
+    pub cert_resolver: Option<Str>,
     /// TCP passthrough.
     pub passthrough: Option<bool>,
     /// Domains (kept raw).
@@ -79,9 +80,9 @@ pub struct TraefikTls {
 #[serde(default)]
 pub struct TraefikOptionRef {
     /// Name.
-    pub name: String,
+    pub name: Str,
     /// Namespace.
-    pub namespace: Option<String>,
+    pub namespace: Option<Str>,
 }
 
 /// A TLSOption.
@@ -97,13 +98,13 @@ pub struct TlsOption {
 #[serde(default, rename_all = "camelCase")]
 pub struct TlsOptionSpec {
     /// `VersionTLS10` ... `VersionTLS13`.
-    pub min_version: Option<String>,
+    pub min_version: Option<Str>,
     /// Max version.
-    pub max_version: Option<String>,
+    pub max_version: Option<Str>,
     /// Cipher suites.
-    pub cipher_suites: Vec<String>,
+    pub cipher_suites: Vec<Str>,
     /// SNI strict.
     pub sni_strict: Option<bool>,
     /// ALPN protocols.
-    pub alpn_protocols: Vec<String>,
+    pub alpn_protocols: Vec<Str>,
 }

@@ -120,8 +120,10 @@ fn check(graph: &Graph, m: &GatewayModel, line: &str) -> Result<(), String> {
         }
         ["supportedKinds", ks] => {
             let l = listener.ok_or("supportedKinds needs a listener")?;
-            let got: BTreeSet<String> =
-                m.listener(id, l).map(|s| s.supported_kinds.iter().cloned().collect()).unwrap_or_default();
+            let got: BTreeSet<String> = m
+                .listener(id, l)
+                .map(|s| s.supported_kinds.iter().map(|k| k.to_string()).collect())
+                .unwrap_or_default();
             let want: BTreeSet<String> = ks.split(',').filter(|k| *k != "-").map(str::to_string).collect();
             return if got == want { Ok(()) } else { Err(format!("supportedKinds {got:?}")) };
         }

@@ -238,7 +238,7 @@ type SetKey = (Option<String>, String, ObjId);
 
 /// On one port of the Gateway's own spec, the TLS Passthrough listeners and the terminating ones, when
 /// both are there.
-fn shared_tls_port<'s>(gid: ObjId, slots: impl Iterator<Item = &'s Slot>) -> Option<(Vec<String>, Vec<String>)> {
+fn shared_tls_port<'s>(gid: ObjId, slots: impl Iterator<Item = &'s Slot>) -> Option<(Vec<Str>, Vec<Str>)> {
     let (mut pass, mut term) = (Vec::new(), Vec::new());
     for s in slots.filter(|s| s.owner == gid) {
         let l = &s.listener;
@@ -407,7 +407,7 @@ fn listener_valid(l: &Listener, feats: &Features<'_>) -> Result<(), Why> {
 /// The route kinds a listener supports: those its protocol admits, narrowed by `allowedRoutes.kinds`. Kinds
 /// written there that the protocol cannot carry make `ResolvedRefs=False InvalidRouteKinds` (the supported
 /// ones still count).
-fn route_kinds(l: &Listener, feats: &Features<'_>) -> Result<Vec<String>, (Vec<String>, Why)> {
+fn route_kinds(l: &Listener, feats: &Features<'_>) -> Result<Vec<Str>, (Vec<Str>, Why)> {
     // Route kinds are features of their own (`HTTPRoute` is core); one the implementation is known not
     // to support is not a kind its listeners take.
     let base: Option<Vec<&'static str>> = protocol_kinds(l)
@@ -415,7 +415,7 @@ fn route_kinds(l: &Listener, feats: &Features<'_>) -> Result<Vec<String>, (Vec<S
     let base = base.as_deref();
     let written = l.allowed_routes.as_ref().map(|a| a.kinds.as_slice()).unwrap_or_default();
     if written.is_empty() {
-        return Ok(base.map(|b| b.iter().map(|k| (*k).to_string()).collect()).unwrap_or_default());
+        return Ok(base.map(|b| b.iter().map(|k| Str::from(*k)).collect()).unwrap_or_default());
     }
     let (mut supported, mut bad) = (Vec::new(), Vec::new());
     for k in written {

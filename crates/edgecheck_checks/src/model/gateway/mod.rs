@@ -43,7 +43,7 @@ use edgecheck_core::hostname::{gateway_intersect, normalize};
 use edgecheck_core::implementation::{self, BackendKind, Implementation};
 use edgecheck_core::kind::K;
 use edgecheck_core::views::{self, Listener, ParentRef};
-use edgecheck_core::{Graph, Kind, ObjId, ObjectRef};
+use edgecheck_core::{Graph, Kind, ObjId, ObjectRef, Str};
 
 use super::condition::{ConditionType as Type, Reason};
 use super::{ExpectedCondition, ParentKey};
@@ -56,7 +56,7 @@ pub struct ListenerState {
     /// Routes attached.
     pub attached_routes: u32,
     /// Supported route kinds.
-    pub supported_kinds: Vec<String>,
+    pub supported_kinds: Vec<Str>,
 }
 
 /// A port where a TLS Passthrough listener and a terminating (HTTPS or TLS Terminate) listener meet.
@@ -67,9 +67,9 @@ pub struct SharedTlsPort {
     /// The port.
     pub port: i64,
     /// Passthrough listeners (names).
-    pub passthrough: Vec<String>,
+    pub passthrough: Vec<Str>,
     /// Terminating listeners (names).
-    pub terminate: Vec<String>,
+    pub terminate: Vec<Str>,
 }
 
 /// The computed conditions.
@@ -79,29 +79,29 @@ pub struct GatewayModel {
     /// then per parentRef in spec order.
     pub conditions: HashMap<ObjId, Vec<ExpectedCondition>>,
     /// Listener state by (Gateway or ListenerSet, listener name).
-    pub listeners: HashMap<(ObjId, String), ListenerState>,
+    pub listeners: HashMap<(ObjId, Str), ListenerState>,
     /// Ports shared by Passthrough and Terminate listeners, by Gateway in load order.
     pub shared_tls_ports: Vec<SharedTlsPort>,
     /// For a route whose `ResolvedRefs` is False: the field of the backendRef at fault.
     pub ref_fields: HashMap<ObjId, String>,
     /// TLSRoutes attached to a TLS listener in `Terminate` mode: (route, parentRef, listener). The
     /// spec allows it as an Extended feature; implementations and CRDs before it reject the route.
-    pub terminated_tls_routes: Vec<(ObjId, ParentKey, String)>,
+    pub terminated_tls_routes: Vec<(ObjId, ParentKey, Str)>,
     /// Where each route attached: per parentRef that was accepted, the parent (Gateway or ListenerSet)
     /// and the listeners it attached to. The request path of `trace` follows these.
     pub attachments: HashMap<ObjId, Vec<Attachment>>,
     /// For a listener whose `ResolvedRefs` is False because of a reference other than its
     /// `certificateRefs` (the Gateway's client certificate validation): the field at fault.
-    pub listener_ref_fields: HashMap<(ObjId, String), String>,
+    pub listener_ref_fields: HashMap<(ObjId, Str), String>,
     /// BackendTLSPolicies that lose to an older one targeting the same Service (and section): the loser
     /// and the policy that wins.
     pub policy_conflicts: Vec<(ObjId, ObjId)>,
     /// ListenerSets accepted by each Gateway (`status.attachedListenerSets`).
     pub attached_listener_sets: HashMap<ObjId, u32>,
     /// Scratch: listeners of the parentRef being attached that terminate a TLSRoute.
-    pending_terminated: Vec<String>,
+    pending_terminated: Vec<Str>,
     /// Scratch: listeners the parentRef being attached attached to.
-    pending_attached: Vec<String>,
+    pending_attached: Vec<Str>,
 }
 
 /// A route's accepted parentRef: the parent and the listeners that took the route.
@@ -112,7 +112,7 @@ pub struct Attachment {
     /// The Gateway or ListenerSet.
     pub owner: ObjId,
     /// Listener names, in the owner's spec order.
-    pub listeners: Vec<String>,
+    pub listeners: Vec<Str>,
 }
 
 /// What a Gateway's implementation supports, as far as the inputs tell: its GatewayClass's
@@ -120,7 +120,7 @@ pub struct Attachment {
 /// controller. `None` from [`Features::supports`] is unknown: the model then assumes the feature, as
 /// the spec's Standard and Extended features are assumed wherever nothing says otherwise.
 pub(crate) struct Features<'g> {
-    listed: Option<(&'g str, &'g [String])>,
+    listed: Option<(&'g str, &'g [Str])>,
     imp: Option<&'static Implementation>,
 }
 
@@ -162,7 +162,7 @@ struct Slot {
     listener: Listener,
     /// Namespace of the owner (for `from: Same`).
     namespace: String,
-    supported: Vec<String>,
+    supported: Vec<Str>,
     accepted: bool,
 }
 
@@ -227,7 +227,7 @@ impl GatewayModel {
 
     /// The listener state of a listener of a Gateway or ListenerSet.
     pub fn listener(&self, owner: ObjId, name: &str) -> Option<&ListenerState> {
-        self.listeners.get(&(owner, name.to_string()))
+        self.listeners.get(&(owner, Str::from(name)))
     }
 
     fn classes(&mut self, graph: &Graph) {
@@ -331,15 +331,15 @@ impl GatewayModel {
             };
             // A duplicated listener name is invalid on its second occurrence.
             let pos = if c.reason == Reason::Invalid {
-                ls.iter().rposition(|x| &x.name == l)
+                ls.iter().rposition(|x| x.name == l)
             } else {
-                ls.iter().position(|x| &x.name == l)
+                ls.iter().position(|x| x.name == l)
             };
             if let Some(i) = pos {
                 field = format!("spec.listeners[{i}]");
             }
             if c.condition_type == Type::ResolvedRefs {
-                if let Some(f) = self.listener_ref_fields.get(&(id, l.clone())) {
+                if let Some(f) = self.listener_ref_fields.get(&(id, Str::from(l.as_str()))) {
                     field.clone_from(f);
                 }
             }

@@ -108,7 +108,7 @@ impl GatewayModel {
         p: &ParentRef,
         kind: &str,
         rns: &str,
-        hostnames: &[String],
+        hostnames: &[Str],
     ) -> Result<String, (Reason, String)> {
         // A controller that attaches by the parentRef's name alone takes the route on every listener.
         let by_name = imp.filter(|i| i.attaches_by_name);

@@ -21,7 +21,9 @@ fn conds(
         .iter()
         .map(|c| {
             (
-                c.listener.clone().or_else(|| c.parent.as_ref().map(|p| p.section_name.clone().unwrap_or_default())),
+                c.listener
+                    .clone()
+                    .or_else(|| c.parent.as_ref().map(|p| p.section_name.as_deref().unwrap_or_default().to_string())),
                 c.condition_type.as_str().to_string(),
                 c.status,
                 c.reason.as_str().to_string(),
@@ -114,7 +116,10 @@ spec:
     );
     let gid = g.find(K::GATEWAY, Some("edge"), "public").expect("gw");
     assert_eq!(m.listener(gid, "https").map(|l| l.attached_routes), Some(1));
-    assert_eq!(m.listener(gid, "pass").map(|l| l.supported_kinds.clone()), Some(vec!["TLSRoute".to_string()]));
+    assert_eq!(
+        m.listener(gid, "pass").map(|l| l.supported_kinds.clone()),
+        Some(vec![edgecheck_core::Str::from("TLSRoute")])
+    );
     let db = conds(&g, &m, K::TLS_ROUTE, Some("edge"), "db");
     assert!(has(&db, Some("pass"), "Accepted", true, "Accepted"), "{db:?}");
     assert_eq!(m.shared_tls_ports.len(), 1);

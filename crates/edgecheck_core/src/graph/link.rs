@@ -194,13 +194,9 @@ impl Graph {
     }
 
     pub(super) fn push_edge(&mut self, e: Edge) -> usize {
-        let i = self.edges.len();
-        self.out[e.from.0].push(i);
-        if let Target::Found(t) = e.to {
-            self.inn[t.0].push(i);
-        }
+        // Indexed by object once all are linked (`link`).
         self.edges.push(e);
-        i
+        self.edges.len() - 1
     }
 
     pub(super) fn link(&mut self, apps: &[AppDir]) {
@@ -220,13 +216,16 @@ impl Graph {
         // Edges into each object grouped by kind, in the order they were added within a kind, so that
         // `edges_to_kind` finds its run by binary search: a Gateway or IngressClass that every route names
         // has as many edges in as there are routes, and the diagnosis asks each node for its Application.
-        let edges = &self.edges;
-        for inn in &mut self.inn {
-            inn.sort_unstable_by_key(|&i| (edges[i].kind, i));
-            inn.shrink_to_fit();
-        }
-        // The graph is held for the whole run: the room the vectors grew into is given back.
-        self.out.iter_mut().for_each(Vec::shrink_to_fit);
+        let n = self.objects.len();
+        let out: Vec<(u32, u32)> = self.edges.iter().enumerate().map(|(i, e)| (id32(e.from.0), id32(i))).collect();
+        self.out = Adjacency::build(n, &out);
+        drop(out);
+        let mut by_kind: Vec<u32> = (0..id32(self.edges.len())).collect();
+        by_kind.sort_by_key(|&i| self.edges[i as usize].kind);
+        let inn: Vec<(u32, u32)> =
+            by_kind.into_iter().filter_map(|i| self.edges[i as usize].to.found().map(|t| (id32(t.0), i))).collect();
+        self.inn = Adjacency::build(n, &inn);
+        // The graph is held for the whole run: the room the vector grew into is given back.
         self.edges.shrink_to_fit();
     }
 
@@ -679,4 +678,9 @@ impl Graph {
 /// Whether a reference's name or namespace is a placeholder (docs/design.md, "Placeholders").
 fn unresolved_ref(ns: Option<&str>, name: &str) -> bool {
     crate::placeholder::unresolved(name) || ns.is_some_and(crate::placeholder::unresolved)
+}
+
+/// An object's or edge's index in an adjacency (`u32`: a lint of four billion objects is not run).
+fn id32(i: usize) -> u32 {
+    u32::try_from(i).expect("fewer than 2^32 objects and edges")
 }

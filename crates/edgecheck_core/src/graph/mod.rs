@@ -91,6 +91,43 @@ pub struct Edge {
     pub how: &'static str,
 }
 
+/// Edge indexes per object, in one vector with an offset per object: a vector per object was an allocation
+/// for most objects, twice (#17). Built once the edges are linked, from (object, edge) pairs.
+#[derive(Default)]
+struct Adjacency {
+    /// Where each object's run starts in `items`; one more entry than objects.
+    starts: Vec<u32>,
+    items: Vec<u32>,
+}
+
+impl Adjacency {
+    /// From (object, edge) pairs, each object's edges in the order of `pairs`.
+    fn build(objects: usize, pairs: &[(u32, u32)]) -> Adjacency {
+        let mut starts = vec![0u32; objects + 1];
+        for &(o, _) in pairs {
+            starts[o as usize + 1] += 1;
+        }
+        for i in 0..objects {
+            starts[i + 1] += starts[i];
+        }
+        let mut next = starts.clone();
+        let mut items = vec![0u32; pairs.len()];
+        for &(o, e) in pairs {
+            items[next[o as usize] as usize] = e;
+            next[o as usize] += 1;
+        }
+        Adjacency { starts, items }
+    }
+
+    /// The edges of object `id`; none for an object the adjacency was not built with.
+    fn of(&self, id: usize) -> &[u32] {
+        match (self.starts.get(id), self.starts.get(id + 1)) {
+            (Some(&a), Some(&b)) => &self.items[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
 /// Objects, their views, and the edges between them.
 pub struct Graph {
     /// The objects (index = [`ObjId`]).
@@ -134,8 +171,10 @@ pub struct Graph {
     by_kind: HashMap<Kind, Vec<ObjId>>,
     ns_count: HashMap<Kind, HashMap<String, usize>>,
     edges: Vec<Edge>,
-    out: Vec<Vec<usize>>,
-    inn: Vec<Vec<usize>>,
+    /// Edges from each object (indexes into `edges`), in the order they were added.
+    out: Adjacency,
+    /// Edges into each object, grouped by kind (see [`Graph::edges_to_kind`]).
+    inn: Adjacency,
     producers: HashMap<(String, String), Vec<ObjId>>,
     /// Services that operator objects in the inputs will create, by (namespace, name).
     service_producers: HashMap<(String, String), Vec<ObjId>>,
@@ -333,8 +372,8 @@ impl Graph {
             // About one reference per object is usual; a vector grown by doubling from empty is copied
             // into ever larger fresh allocations.
             edges: Vec::with_capacity(objects.len()),
-            out: vec![Vec::new(); objects.len()],
-            inn: vec![Vec::new(); objects.len()],
+            out: Adjacency::default(),
+            inn: Adjacency::default(),
             producers: HashMap::new(),
             service_producers: HashMap::new(),
             grants: HashMap::new(),

@@ -158,7 +158,7 @@ impl Graph {
 
     /// Edges from `id`.
     pub fn edges_from(&self, id: ObjId) -> impl Iterator<Item = &Edge> {
-        self.out[id.0].iter().map(|i| &self.edges[*i])
+        self.out.of(id.0).iter().map(|&i| &self.edges[i as usize])
     }
 
     /// Edges from `id` of one kind.
@@ -168,14 +168,14 @@ impl Graph {
 
     /// Edges into `id`, grouped by kind (in the order they were added within a kind).
     pub fn edges_to(&self, id: ObjId) -> impl Iterator<Item = &Edge> {
-        self.inn[id.0].iter().map(|i| &self.edges[*i])
+        self.inn.of(id.0).iter().map(|&i| &self.edges[i as usize])
     }
 
     /// Edges into `id` of one kind: one run of [`Graph::edges_to`], found by binary search.
     pub fn edges_to_kind(&self, id: ObjId, kind: EdgeKind) -> impl Iterator<Item = &Edge> {
-        let inn = &self.inn[id.0];
-        let start = inn.partition_point(|&i| self.edges[i].kind < kind);
-        inn[start..].iter().map(|&i| &self.edges[i]).take_while(move |e| e.kind == kind)
+        let inn = self.inn.of(id.0);
+        let start = inn.partition_point(|&i| self.edges[i as usize].kind < kind);
+        inn[start..].iter().map(|&i| &self.edges[i as usize]).take_while(move |e| e.kind == kind)
     }
 
     /// Objects that will create the Secret `namespace/name`: a Certificate with that `secretName`, an

@@ -68,15 +68,76 @@ impl fmt::Display for ObjectRef {
 ///
 /// Paths are hashed incrementally while parsing (see [`LineTable::key`] and [`LineTable::index`]),
 /// so recording a line costs one `u64` per node and a lookup is a binary search. Once finished, the table
-/// is two exact-size arrays (12 bytes a node, not the 16 of a padded pair, and no growth slack).
+/// is two exact-size arrays of 6 bytes a node (#17): each hash folded to 32 bits, unless two of the
+/// document's paths fold alike (then the table keeps whole hashes), and each line an offset in 16 bits
+/// from the document's first, unless the document spans 65,536 lines or more.
 #[derive(Debug, Default, Clone)]
 pub struct LineTable {
     /// Recorded while building, before [`LineTable::finish`].
     pending: Vec<(u64, u32)>,
     /// Sorted path hashes.
-    keys: Box<[u64]>,
+    keys: Keys,
     /// The line of each of `keys`.
-    lines: Box<[u32]>,
+    lines: Lines,
+}
+
+#[derive(Debug, Clone)]
+enum Keys {
+    /// Hashes folded to 32 bits ([`fold`]), all distinct.
+    Folded(Box<[u32]>),
+    /// Whole hashes: two of the table's paths fold alike.
+    Whole(Box<[u64]>),
+}
+
+impl Default for Keys {
+    fn default() -> Keys {
+        Keys::Folded(Box::default())
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Lines {
+    /// Lines as offsets from `base`.
+    Near { base: u32, offsets: Box<[u16]> },
+    /// Lines as they are.
+    Far(Box<[u32]>),
+}
+
+impl Default for Lines {
+    fn default() -> Lines {
+        Lines::Far(Box::default())
+    }
+}
+
+impl Lines {
+    fn encode(lines: &[u32]) -> Lines {
+        let base = lines.iter().copied().min().unwrap_or(0);
+        let near: Option<Box<[u16]>> = lines.iter().map(|l| u16::try_from(l - base).ok()).collect();
+        match near {
+            Some(offsets) => Lines::Near { base, offsets },
+            None => Lines::Far(lines.into()),
+        }
+    }
+
+    fn get(&self, i: usize) -> u32 {
+        match self {
+            Lines::Near { base, offsets } => base + u32::from(offsets[i]),
+            Lines::Far(l) => l[i],
+        }
+    }
+
+    fn all(&self) -> Vec<u32> {
+        match self {
+            Lines::Near { base, offsets } => offsets.iter().map(|o| base + u32::from(*o)).collect(),
+            Lines::Far(l) => l.to_vec(),
+        }
+    }
+}
+
+/// A path hash in 32 bits. Folding is idempotent on a folded hash, so a folded table's entries read back
+/// (the render cache) fold to themselves.
+fn fold(h: u64) -> u32 {
+    (h ^ (h >> 32)) as u32
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -116,17 +177,36 @@ impl LineTable {
     /// Sorts the table for lookups; call once after the last insert.
     pub fn finish(&mut self) {
         let mut all = std::mem::take(&mut self.pending);
-        all.extend(self.keys.iter().copied().zip(self.lines.iter().copied()));
+        all.extend(self.stored());
         // Stable: of two records of one path, the first stays (a repeated key keeps its first line).
         all.sort_by_key(|e| e.0);
         all.dedup_by_key(|e| e.0);
-        self.keys = all.iter().map(|e| e.0).collect();
-        self.lines = all.iter().map(|e| e.1).collect();
+        let mut folded: Vec<(u32, usize)> = all.iter().enumerate().map(|(i, e)| (fold(e.0), i)).collect();
+        folded.sort_unstable();
+        let distinct = folded.windows(2).all(|w| w[0].0 != w[1].0);
+        if distinct {
+            self.keys = Keys::Folded(folded.iter().map(|f| f.0).collect());
+            self.lines = Lines::encode(&folded.iter().map(|f| all[f.1].1).collect::<Vec<u32>>());
+        } else {
+            self.keys = Keys::Whole(all.iter().map(|e| e.0).collect());
+            self.lines = Lines::encode(&all.iter().map(|e| e.1).collect::<Vec<u32>>());
+        }
+    }
+
+    /// The finished pairs, keys as stored (folded or whole).
+    fn stored(&self) -> Vec<(u64, u32)> {
+        let keys: Vec<u64> = match &self.keys {
+            Keys::Folded(k) => k.iter().map(|k| u64::from(*k)).collect(),
+            Keys::Whole(k) => k.to_vec(),
+        };
+        keys.into_iter().zip(self.lines.all()).collect()
     }
 
     /// The recorded (path hash, line) pairs.
     pub fn entries(&self) -> Vec<(u64, u32)> {
-        self.keys.iter().copied().zip(self.lines.iter().copied()).chain(self.pending.iter().copied()).collect()
+        let mut out = self.stored();
+        out.extend(self.pending.iter().copied());
+        out
     }
 
     /// A table of recorded pairs (read back from the render cache), ready for lookups.
@@ -142,15 +222,17 @@ impl LineTable {
         for e in &mut self.pending {
             e.1 = f(e.1);
         }
-        for l in self.lines.iter_mut() {
-            *l = f(*l);
-        }
+        self.lines = Lines::encode(&self.lines.all().into_iter().map(f).collect::<Vec<u32>>());
     }
 
     /// The line of the node at a hashed path.
     pub fn get(&self, path: u64) -> Option<u32> {
         debug_assert!(self.pending.is_empty(), "a line table is finished before lookups");
-        self.keys.binary_search(&path).ok().map(|i| self.lines[i])
+        let i = match &self.keys {
+            Keys::Folded(k) => k.binary_search(&fold(path)).ok()?,
+            Keys::Whole(k) => k.binary_search(&path).ok()?,
+        };
+        Some(self.lines.get(i))
     }
 
     /// Hashes a textual path below `root`: `spec.tls[0].secretName`,
@@ -309,6 +391,46 @@ mod tests {
         assert_eq!(LineTable::hash_path(root, "metadata.annotations[\"a.b/c\"]"), ann);
         assert_ne!(LineTable::hash_path(root, "spec.tls[1].secretName"), secret);
         assert_ne!(LineTable::key(root, "ab"), LineTable::key(LineTable::key(root, "a"), "b"));
+    }
+
+    fn table(pairs: &[(u64, u32)]) -> LineTable {
+        let mut t = LineTable::default();
+        pairs.iter().for_each(|(k, l)| t.insert(*k, *l));
+        t.finish();
+        t
+    }
+
+    #[test]
+    fn a_line_table_folds_hashes_and_lines_and_reads_back_what_was_recorded() {
+        let keys: Vec<u64> = (0..200).map(|i| LineTable::index(LineTable::ROOT, i)).collect();
+        let pairs: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, k)| (*k, 1000 + i as u32 * 3)).collect();
+        let t = table(&pairs);
+        assert!(matches!(t.keys, Keys::Folded(_)) && matches!(t.lines, Lines::Near { base: 1000, .. }));
+        for (k, l) in &pairs {
+            assert_eq!(t.get(*k), Some(*l));
+        }
+        assert_eq!(t.get(LineTable::key(LineTable::ROOT, "absent")), None);
+        // A repeated path keeps its first line.
+        let t = table(&[(keys[0], 7), (keys[0], 9)]);
+        assert_eq!(t.get(keys[0]), Some(7));
+        // Read back from its entries (the render cache), and remapped, it answers the same.
+        let mut back = LineTable::from_entries(table(&pairs).entries());
+        assert_eq!(back.get(keys[5]), Some(1015));
+        back.remap(|l| l + 1);
+        assert_eq!(back.get(keys[5]), Some(1016));
+    }
+
+    #[test]
+    fn hashes_that_fold_alike_and_documents_of_many_lines_are_kept_whole() {
+        // Both fold to 1: the table keeps whole hashes and tells them apart.
+        let (a, b) = (0x0000_0001_0000_0000_u64, 0x0000_0000_0000_0001_u64);
+        let t = table(&[(a, 3), (b, 70_000), (LineTable::ROOT, 1)]);
+        assert!(matches!(t.keys, Keys::Whole(_)), "{t:?}");
+        assert!(matches!(t.lines, Lines::Far(_)), "70,000 lines apart is beyond 16 bits: {t:?}");
+        assert_eq!((t.get(a), t.get(b), t.get(LineTable::ROOT)), (Some(3), Some(70_000), Some(1)));
+        assert_eq!(t.get(0x0000_0002_0000_0003), None);
+        let back = LineTable::from_entries(t.entries());
+        assert_eq!((back.get(a), back.get(b)), (Some(3), Some(70_000)));
     }
 
     #[test]

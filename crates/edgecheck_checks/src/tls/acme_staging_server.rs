@@ -1,6 +1,9 @@
+use std::collections::{HashMap, HashSet};
+
 use edgecheck_core::kind::K;
 use edgecheck_core::{EdgeKind, Findings, Layer, Severity, Target};
 
+use super::cert_dns_names_uncovered::TargetKey;
 use crate::framework::{declare_check, CheckContext};
 
 declare_check! {
@@ -38,9 +41,25 @@ fn staging_server(cx: &CheckContext<'_>, issuer: edgecheck_core::ObjId) -> Optio
 
 impl AcmeStagingServer {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        let served = super::helpers::served(cx.graph);
-        let defaults = super::helpers::default_certificates(cx.graph);
+        // Staging issuers are rare: what is served is worked out once, and only when a Certificate or an
+        // annotation names one (a scan of every served reference per Certificate was quadratic).
+        let served = std::cell::OnceCell::new();
+        let served = || served.get_or_init(|| super::helpers::served(cx.graph));
+        let served_targets = std::cell::OnceCell::new();
+        let served_targets = || {
+            served_targets.get_or_init(|| served().iter().map(|s| TargetKey::of(&s.edge.to)).collect::<HashSet<_>>())
+        };
+        let defaults = std::cell::OnceCell::new();
+        let defaults = || defaults.get_or_init(|| super::helpers::default_certificates(cx.graph));
         for (id, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
+            let staging: Vec<(&edgecheck_core::Edge, edgecheck_core::ObjId, String)> = cx
+                .graph
+                .edges_from_kind(id, EdgeKind::Issuer)
+                .filter_map(|e| e.to.found().and_then(|iid| staging_server(cx, iid).map(|s| (e, iid, s))))
+                .collect();
+            if staging.is_empty() {
+                continue;
+            }
             let public: Vec<&str> = cert
                 .spec
                 .dns_names
@@ -54,22 +73,20 @@ impl AcmeStagingServer {
             // Only a certificate something serves is one clients meet: a staging Certificate kept beside the
             // production one (routes naming the production Secret) harms nobody.
             let Some(secret) = cx.graph.edges_from_kind(id, EdgeKind::CertificateSecret).next() else { continue };
-            let served = served.iter().any(|s| super::cert_dns_names_uncovered::same_target(&s.edge.to, &secret.to));
+            let served = served_targets().contains(&TargetKey::of(&secret.to));
             let default = match &secret.to {
                 Target::Found(sid) => {
                     let o = cx.graph.obj(*sid);
-                    o.namespace.as_ref().is_some_and(|ns| defaults.contains(&(ns.clone(), o.name.clone())))
+                    o.namespace.as_ref().is_some_and(|ns| defaults().contains(&(ns.clone(), o.name.clone())))
                 }
                 Target::Missing(r) => {
-                    r.namespace.as_ref().is_some_and(|ns| defaults.contains(&(ns.clone(), r.name.clone())))
+                    r.namespace.as_ref().is_some_and(|ns| defaults().contains(&(ns.clone(), r.name.clone())))
                 }
             };
             if !served && !default {
                 continue;
             }
-            for e in cx.graph.edges_from_kind(id, EdgeKind::Issuer) {
-                let Target::Found(iid) = e.to else { continue };
-                let Some(server) = staging_server(cx, iid) else { continue };
+            for (e, iid, server) in staging {
                 let issuer = cx.graph.obj(iid);
                 out.at(obj, &e.field)
                     .message(format!(
@@ -85,6 +102,14 @@ impl AcmeStagingServer {
             }
         }
         const SHIM: &[(&str, bool)] = &[("cert-manager.io/cluster-issuer", true), ("cert-manager.io/issuer", false)];
+        let by_from = std::cell::OnceCell::new();
+        let by_from = || {
+            by_from.get_or_init(|| {
+                let mut m: HashMap<edgecheck_core::ObjId, Vec<&super::helpers::Served<'_>>> = HashMap::new();
+                served().iter().for_each(|s| m.entry(s.edge.from).or_default().push(s));
+                m
+            })
+        };
         let routes = cx.graph.ids(K::INGRESS).iter().chain(cx.graph.ids(K::GATEWAY));
         for &rid in routes {
             let o = cx.graph.obj(rid);
@@ -93,10 +118,11 @@ impl AcmeStagingServer {
                 let (k, ns) = if *cluster { (K::CLUSTER_ISSUER, None) } else { (K::ISSUER, o.namespace.as_deref()) };
                 let Some(iid) = cx.graph.find(k, ns, name) else { continue };
                 let Some(server) = staging_server(cx, iid) else { continue };
-                let hosts: Vec<String> = super::helpers::served(cx.graph)
+                let hosts: Vec<&str> = by_from()
+                    .get(&rid)
                     .into_iter()
-                    .filter(|s| s.edge.from == rid)
-                    .flat_map(|s| s.hosts)
+                    .flatten()
+                    .flat_map(|s| s.hosts.iter().map(String::as_str))
                     .filter(|h| super::tls_cert_self_signed::is_public(h))
                     .collect();
                 if hosts.is_empty() {

@@ -81,13 +81,13 @@ impl CertDnsNamesUncovered {
 /// What an edge points at, as a key: the object (found) or the kind, namespace and name (missing); two
 /// targets have the same key exactly when [`same_target`] holds.
 #[derive(PartialEq, Eq, Hash)]
-enum TargetKey<'a> {
+pub(super) enum TargetKey<'a> {
     Found(ObjId),
     Missing(&'a str, Option<&'a str>, &'a str),
 }
 
 impl TargetKey<'_> {
-    fn of(t: &Target) -> TargetKey<'_> {
+    pub(super) fn of(t: &Target) -> TargetKey<'_> {
         match t {
             Target::Found(id) => TargetKey::Found(*id),
             Target::Missing(r) => TargetKey::Missing(&r.kind, r.namespace.as_deref(), &r.name),

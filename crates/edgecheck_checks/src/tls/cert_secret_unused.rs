@@ -39,11 +39,7 @@ impl CertSecretUnused {
             if names.is_empty() {
                 continue;
             }
-            let serving: Vec<_> = index
-                .candidates(&names)
-                .into_iter()
-                .filter(|s| s.hosts.iter().any(|h| super::cert_dns_names_uncovered::names_cover(&names, h)))
-                .collect();
+            let serving = index.covering(&names);
             if serving.is_empty()
                 || serving.iter().any(|s| super::cert_dns_names_uncovered::same_target(&s.edge.to, &e.to))
             {

@@ -50,7 +50,8 @@ impl<'a, 'g> ServedByHost<'a, 'g> {
                     idx.wildcard.push(s);
                     continue;
                 }
-                if let Some((_, parent)) = h.split_once('.') {
+                // What `*.parent` covers: one label, not empty, below it.
+                if let Some((_, parent)) = h.split_once('.').filter(|(first, _)| !first.is_empty()) {
                     idx.by_parent.entry(parent.to_string()).or_default().push(s);
                 }
                 idx.exact.entry(h).or_default().push(s);
@@ -59,24 +60,31 @@ impl<'a, 'g> ServedByHost<'a, 'g> {
         idx
     }
 
-    /// References that may serve a host one of `names` covers (a superset; callers filter exactly).
-    pub(super) fn candidates(&self, names: &[impl AsRef<str>]) -> Vec<&'a Served<'g>> {
+    /// References that serve a host one of `names` covers ([`super::cert_dns_names_uncovered::names_cover`]),
+    /// each once, found through the index: a name's exact host, the hosts one label below a wildcard name,
+    /// and wildcard hosts a name equals. Checking every candidate's hosts instead was quadratic when one
+    /// reference serves them all (a Gateway listener's certificate, for every route attached to it).
+    pub(super) fn covering(&self, names: &[impl AsRef<str>]) -> Vec<&'a Served<'g>> {
+        let names: Vec<String> = names.iter().map(|n| edgecheck_core::hostname::normalize(n.as_ref())).collect();
         let mut out: Vec<&'a Served<'g>> = Vec::new();
-        let mut push = |v: Option<&Vec<&'a Served<'g>>>| {
-            for s in v.into_iter().flatten() {
-                if !out.iter().any(|o| std::ptr::eq(*o, *s)) {
-                    out.push(s);
-                }
+        let mut seen: std::collections::HashSet<*const Served<'g>> = std::collections::HashSet::new();
+        let mut push = |s: &'a Served<'g>| {
+            if seen.insert(std::ptr::from_ref(s)) {
+                out.push(s);
             }
         };
-        for n in names {
-            let n = edgecheck_core::hostname::normalize(n.as_ref());
-            match n.strip_prefix("*.") {
-                Some(parent) => push(self.by_parent.get(parent)),
-                None => push(self.exact.get(&n)),
+        for n in &names {
+            let found = match n.strip_prefix("*.") {
+                Some(parent) => self.by_parent.get(parent),
+                None => self.exact.get(n),
+            };
+            found.into_iter().flatten().for_each(|s| push(s));
+        }
+        for s in &self.wildcard {
+            if s.hosts.iter().any(|h| h.starts_with("*.") && names.contains(&edgecheck_core::hostname::normalize(h))) {
+                push(s);
             }
         }
-        push(Some(&self.wildcard));
         out
     }
 }

@@ -32,13 +32,13 @@ declare_check! {
 
 impl TlsSecretTypeInvalid {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
-        let mut seen = Vec::new();
+        // Each Secret once, in the order it is first served (a list scanned per reference was quadratic).
+        let mut seen = std::collections::HashSet::new();
         for s in super::helpers::served(cx.graph) {
             let Target::Found(id) = s.edge.to else { continue };
-            if seen.contains(&id) {
+            if !seen.insert(id) {
                 continue;
             }
-            seen.push(id);
             let secret = cx.graph.obj(id);
             let Some(info) = secret.secret.as_deref() else { continue };
             let mut problems = Vec::new();

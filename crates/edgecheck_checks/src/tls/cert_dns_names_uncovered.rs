@@ -94,12 +94,3 @@ impl TargetKey<'_> {
         }
     }
 }
-
-/// True when two edges point at the same object (found) or the same name (missing).
-pub(super) fn same_target(a: &Target, b: &Target) -> bool {
-    match (a, b) {
-        (Target::Found(x), Target::Found(y)) => x == y,
-        (Target::Missing(x), Target::Missing(y)) => x.kind == y.kind && x.namespace == y.namespace && x.name == y.name,
-        _ => false,
-    }
-}

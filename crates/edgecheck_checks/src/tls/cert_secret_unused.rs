@@ -1,4 +1,8 @@
+use std::collections::HashMap;
+
 use edgecheck_core::{EdgeKind, Findings, Layer, Severity};
+
+use super::cert_dns_names_uncovered::TargetKey;
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -32,6 +36,10 @@ impl CertSecretUnused {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let served = super::helpers::served(cx.graph);
         let index = super::helpers::ServedByHost::new(&served);
+        let mut by_target: HashMap<TargetKey<'_>, Vec<&super::helpers::Served<'_>>> = HashMap::new();
+        for s in &served {
+            by_target.entry(TargetKey::of(&s.edge.to)).or_default().push(s);
+        }
         for (id, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
             let Some(e) = cx.graph.edges_from_kind(id, EdgeKind::CertificateSecret).next() else { continue };
             let mut names = cert.spec.dns_names.clone();
@@ -39,10 +47,16 @@ impl CertSecretUnused {
             if names.is_empty() {
                 continue;
             }
-            let serving = index.covering(&names);
-            if serving.is_empty()
-                || serving.iter().any(|s| super::cert_dns_names_uncovered::same_target(&s.edge.to, &e.to))
+            // Its own Secret served for one of its names: used (looked up by the Secret; the references that
+            // serve its names are gathered only when none is its own — a wildcard Certificate in every
+            // namespace covers every route's host).
+            let own = by_target.get(&TargetKey::of(&e.to)).into_iter().flatten();
+            if own.into_iter().any(|s| s.hosts.iter().any(|h| super::cert_dns_names_uncovered::names_cover(&names, h)))
             {
+                continue;
+            }
+            let serving = index.covering(&names);
+            if serving.is_empty() {
                 continue;
             }
             // What is served must be a Secret in the inputs that nothing manages: one nothing creates is

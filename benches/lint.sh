@@ -8,6 +8,9 @@
 #   PYYAML=1 benches/lint.sh 20000    also times PyYAML's C loader parsing the same files
 #   BASELINE=/tmp/edgecheck-before benches/lint.sh   also measures another build on the same repositories
 #                                                    (before/after in one run, on a shared machine)
+#   SHAPE=wildcard|one-namespace|one-host benches/lint.sh   what the apps share (see gen_repo): a step quadratic
+#                                                    in Certificates per domain, objects per namespace or routes
+#                                                    per host shows as throughput falling with the count
 set -euo pipefail
 cd "$(dirname "$0")/.."
 counts=("${@:-20000 100000 200000}")
@@ -70,4 +73,5 @@ if [ ${#base_rows[@]} -gt 0 ]; then
   report "${base_rows[@]}"
   echo "this build ($bin):"
 fi
+[ -n "${SHAPE:-}" ] && echo "shape: $SHAPE"
 report "${rows[@]}"

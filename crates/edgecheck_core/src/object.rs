@@ -350,17 +350,18 @@ impl Object {
 
     /// A metadata annotation.
     pub fn annotation(&self, key: &str) -> Option<&str> {
-        self.value.pointer("/metadata/annotations")?.get(key)?.as_str()
+        // Looked up directly (no pointer to parse): every check asks every object for some annotation.
+        self.value.get("metadata")?.get("annotations")?.get(key)?.as_str()
     }
 
     /// A metadata label.
     pub fn label(&self, key: &str) -> Option<&str> {
-        self.value.pointer("/metadata/labels")?.get(key)?.as_str()
+        self.value.get("metadata")?.get("labels")?.get(key)?.as_str()
     }
 
     /// `metadata.labels` as a map.
     pub fn labels(&self) -> Option<&crate::value::Map> {
-        self.value.pointer("/metadata/labels")?.as_object()
+        self.value.get("metadata")?.get("labels")?.as_object()
     }
 
     /// True when the object carries live state (`status`, or a `resourceVersion`).

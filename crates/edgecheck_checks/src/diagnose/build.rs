@@ -220,22 +220,22 @@ pub(super) fn build(
     t: &TraceTarget,
     obs: Option<&TargetObservation>,
 ) -> Path {
-    build_claim(graph, model, cx, t, obs, 0)
+    build_claim(graph, model, cx, t, obs, &cx.claims.claims(t), 0)
 }
 
-/// The path of the `pick`th claim of the host (claims in order of precedence).
+/// The path of the `pick`th of the host's `claims` ([`super::ClaimIndex::claims`], in order of precedence).
 pub(super) fn build_claim(
     graph: &Graph,
     model: &Model,
     cx: &PathIndex<'_>,
     t: &TraceTarget,
     obs: Option<&TargetObservation>,
+    claims: &[Claim],
     pick: usize,
 ) -> Path {
     let mut b = Builder { graph, model, nodes: Vec::new(), ids: Vec::new() };
     let name = name_node(&mut b, t, obs);
-    let claims = cx.claims.claims(t);
-    let mut lines = claim_lines(graph, &claims, pick);
+    let mut lines = claim_lines(graph, claims, pick);
     let unlisted: Vec<&str> = [K::INGRESS, K::HTTP_ROUTE, K::GRPC_ROUTE, K::TLS_ROUTE, K::TRAEFIK_INGRESS_ROUTE]
         .iter()
         .filter(|k| graph.unchecked_kind(&k.to_kind()))

@@ -4,6 +4,8 @@
 
 use std::collections::HashMap;
 
+use rayon::prelude::*;
+
 use edgecheck_core::hostname::{gateway_intersect, normalize};
 use edgecheck_core::traefik_rule::{self, Request, Verdict as RuleVerdict};
 use edgecheck_core::views::{self, Listener};
@@ -225,31 +227,42 @@ impl<'g> ClaimIndex<'g> {
 
     /// Every exact host the inventory claims, as targets: https when a claim serves TLS for it.
     pub fn hosts(&self) -> Vec<TraceTarget> {
+        self.hosts_claimed().into_iter().map(|(t, _)| t).collect()
+    }
+
+    /// [`ClaimIndex::hosts`], each with its [`ClaimIndex::claims`] (worked out in parallel).
+    pub fn hosts_claimed(&self) -> Vec<(TraceTarget, Vec<Claim>)> {
         let mut hosts: Vec<&String> = self.exact.keys().collect();
         hosts.sort();
-        let mut out = Vec::new();
-        for h in hosts {
-            // A placeholder (`portal.${domain}`) is no host yet: nothing to diagnose.
-            if edgecheck_core::hostname::malformed(h).is_some() || edgecheck_core::placeholder::unresolved(h) {
-                continue;
-            }
-            let https = self.exact[h].iter().any(|&i| self.serves_tls(self.sources[i].route, self.sources[i].kind, h));
-            let scheme = if https { "https" } else { "http" };
-            let Some(t) = TraceTarget::parse(&format!("{scheme}://{h}/")) else { continue };
-            if !self.claims(&t).is_empty() {
-                out.push(t);
-                continue;
-            }
-            // Claimed only below `/` (a `PathPrefix: /v1/` route): diagnose a path that is claimed, so the host is
-            // neither unclaimed nor judged by a request nobody routes.
-            let below = self.exact[h]
-                .iter()
-                .flat_map(|&i| self.paths_of(self.sources[i].route))
-                .filter_map(|p| TraceTarget::parse(&format!("{scheme}://{h}{p}")))
-                .find(|t| !self.claims(t).is_empty());
-            out.push(below.unwrap_or(t));
-        }
-        out
+        hosts
+            .into_par_iter()
+            .filter_map(|h| {
+                // A placeholder (`portal.${domain}`) is no host yet: nothing to diagnose.
+                if edgecheck_core::hostname::malformed(h).is_some() || edgecheck_core::placeholder::unresolved(h) {
+                    return None;
+                }
+                let https =
+                    self.exact[h].iter().any(|&i| self.serves_tls(self.sources[i].route, self.sources[i].kind, h));
+                let scheme = if https { "https" } else { "http" };
+                let t = TraceTarget::parse(&format!("{scheme}://{h}/"))?;
+                let claims = self.claims(&t);
+                if !claims.is_empty() {
+                    return Some((t, claims));
+                }
+                // Claimed only below `/` (a `PathPrefix: /v1/` route): diagnose a path that is claimed, so the host
+                // is neither unclaimed nor judged by a request nobody routes.
+                let below = self.exact[h]
+                    .iter()
+                    .flat_map(|&i| self.paths_of(self.sources[i].route))
+                    .filter_map(|p| TraceTarget::parse(&format!("{scheme}://{h}{p}")))
+                    .map(|t| {
+                        let c = self.claims(&t);
+                        (t, c)
+                    })
+                    .find(|(_, c)| !c.is_empty());
+                Some(below.unwrap_or((t, claims)))
+            })
+            .collect()
     }
 
     /// The paths a route's rules match (Ingress `paths[].path`, Gateway API `matches[].path.value`, Traefik

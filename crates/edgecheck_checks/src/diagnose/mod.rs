@@ -411,12 +411,13 @@ pub(crate) fn diagnose(
     targets: &[TraceTarget],
 ) -> Vec<Diagnosis> {
     let index = root::FindingIndex::build(findings);
+    let inputs = Inputs { graph, model, cx, findings, index: &index };
     // In parallel, in order: `serve` diagnoses every claimed host this way on each evaluation.
     targets
         .par_iter()
         .map(|t| {
             let obs = observations.iter().find(|o| observation_is_for(o, t));
-            one_verdict(graph, model, cx, findings, &index, t, obs)
+            one_verdict(&inputs, t, &cx.claims.claims(t), obs)
         })
         .collect()
 }
@@ -424,12 +425,15 @@ pub(crate) fn diagnose(
 /// Diagnoses every host the inventory claims (lint, scan): broken ones first. Hosts with nothing
 /// wrong keep their verdict and claims but not their path nodes.
 pub(crate) fn diagnose_all(graph: &Graph, model: &Model, cx: &PathIndex<'_>, findings: &[Finding]) -> Vec<Diagnosis> {
-    let targets = cx.claims.hosts();
+    // Each host's claims are worked out once, with the host (and in parallel): they decide which hosts are
+    // diagnosed and are the doors of each diagnosis.
+    let targets = cx.claims.hosts_claimed();
     let index = root::FindingIndex::build(findings);
+    let inputs = Inputs { graph, model, cx, findings, index: &index };
     let mut out: Vec<Diagnosis> = targets
         .par_iter()
-        .map(|t| {
-            let mut d = one_verdict(graph, model, cx, findings, &index, t, None);
+        .map(|(t, claims)| {
+            let mut d = one_verdict(&inputs, t, claims, None);
             if d.verdict == Verdict::Ok {
                 // A healthy host is listed, not drawn: its path is what `trace` shows. Dropped, not cleared:
                 // a cleared vector keeps its buffer, the path's size for every healthy host.
@@ -443,19 +447,21 @@ pub(crate) fn diagnose_all(graph: &Graph, model: &Model, cx: &PathIndex<'_>, fin
     out
 }
 
+/// What every host's diagnosis reads.
+#[derive(Clone, Copy)]
+struct Inputs<'a> {
+    graph: &'a Graph,
+    model: &'a Model,
+    cx: &'a PathIndex<'a>,
+    findings: &'a [Finding],
+    index: &'a root::FindingIndex,
+}
+
 /// One verdict per host from all who claim it: when claims enter by different doors (an Ingress and an
 /// HTTPRoute during a migration), each door's path is diagnosed and the host gets the worst, with every door's
 /// verdict in its claims, so a healthy new route does not hide the broken old one (or the other way round).
-fn one_verdict(
-    graph: &Graph,
-    model: &Model,
-    cx: &PathIndex<'_>,
-    findings: &[Finding],
-    index: &root::FindingIndex,
-    t: &TraceTarget,
-    obs: Option<&TargetObservation>,
-) -> Diagnosis {
-    let claims = cx.claims.claims(t);
+fn one_verdict(inputs: &Inputs<'_>, t: &TraceTarget, claims: &[Claim], obs: Option<&TargetObservation>) -> Diagnosis {
+    let Inputs { graph, model, cx, findings, index } = *inputs;
     let mut doors: Vec<(String, usize)> = Vec::new();
     for (i, c) in claims.iter().enumerate() {
         let d = build::door(graph, c);
@@ -464,12 +470,12 @@ fn one_verdict(
         }
     }
     if doors.len() < 2 {
-        return root::conclude(graph, findings, index, t, build::build(graph, model, cx, t, obs), obs);
+        return root::conclude(graph, findings, index, t, build::build_claim(graph, model, cx, t, obs, claims, 0), obs);
     }
     let mut per_door: Vec<(String, usize, Diagnosis)> = doors
         .into_iter()
         .map(|(door, i)| {
-            let path = build::build_claim(graph, model, cx, t, obs, i);
+            let path = build::build_claim(graph, model, cx, t, obs, claims, i);
             (door, i, root::conclude(graph, findings, index, t, path, obs))
         })
         .collect();

@@ -127,32 +127,73 @@ pub fn run(mut cmd: Command, bounds: Bounds) -> Result<String, RunError> {
 /// The resident memory in bytes of process `pid` and its descendants, from `/proc` (0 where `/proc` cannot
 /// tell: the limit then rests on the deadline and the output bound alone). Bounded: at most 256 processes.
 fn tree_rss(pid: u32) -> u64 {
-    let mut total = 0;
-    let mut todo = vec![pid];
-    let mut seen = 0;
-    while let Some(p) = todo.pop() {
-        seen += 1;
-        if seen > 256 {
-            break;
-        }
-        let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
-        let kib = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .unwrap_or(0);
-        total += kib * 1024;
-        // Children of every thread of `p` (Linux 3.5+).
-        let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else { continue };
-        for t in tasks.flatten() {
-            let children = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
-            todo.extend(children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()));
-        }
-    }
-    total
+    tree_pids(pid)
+        .into_iter()
+        .map(|p| {
+            let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
+            let kib = status
+                .lines()
+                .find_map(|l| l.strip_prefix("VmRSS:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+                .unwrap_or(0);
+            kib * 1024
+        })
+        .sum()
 }
 
+/// Process `pid` and its descendants, `pid` first, from `/proc` (only `pid` where `/proc` cannot tell).
+/// Bounded: at most 256 processes.
+fn tree_pids(pid: u32) -> Vec<u32> {
+    let mut out = Vec::new();
+    let mut todo = vec![pid];
+    while let Some(p) = todo.pop() {
+        if out.len() >= 256 {
+            break;
+        }
+        out.push(p);
+        todo.extend(children(p));
+    }
+    out
+}
+
+/// The children of every thread of process `p` (Linux 3.5+; none where `/proc` cannot tell).
+fn children(p: u32) -> Vec<u32> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{p}/task")) else { return Vec::new() };
+    tasks
+        .flatten()
+        .flat_map(|t| {
+            let children = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            children.split_whitespace().filter_map(|c| c.parse::<u32>().ok()).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// Kills the tool and every process it started. Each process of the tree is stopped before its children are
+/// listed (a stopped process starts no more), then all are killed: a child outlives a killed parent, and
+/// killing the tool alone left a stand-in's `tail /dev/zero` running, growing, after the tool was reported
+/// killed. The tool stays in edgecheck's process group, so that Ctrl-C still reaches it.
 fn kill(child: &mut std::process::Child) {
+    #[cfg(unix)]
+    {
+        use nix::sys::signal::{kill, Signal};
+        use nix::unistd::Pid;
+        let signal = |p: u32, s: Signal| {
+            if let Ok(p) = i32::try_from(p) {
+                let _ = kill(Pid::from_raw(p), s);
+            }
+        };
+        let mut tree = Vec::new();
+        let mut todo = vec![child.id()];
+        while let Some(p) = todo.pop() {
+            if tree.len() >= 256 {
+                break;
+            }
+            signal(p, Signal::SIGSTOP);
+            tree.push(p);
+            todo.extend(children(p));
+        }
+        tree.iter().for_each(|p| signal(*p, Signal::SIGKILL));
+    }
     let _ = child.kill();
     let _ = child.wait();
 }
@@ -242,15 +283,44 @@ mod tests {
         assert_eq!(run(c, b(Duration::from_secs(10), 4096)), Ok("kind: A\n".into()));
     }
 
+    /// Whether process `pid` still runs (a zombie waiting for its parent does not).
+    fn running(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .ok()
+            .and_then(|s| s.rsplit_once(") ").map(|(_, rest)| !rest.starts_with('Z')))
+            .unwrap_or(false)
+    }
+
+    /// Waits up to 5 s for `pid` to stop running.
+    fn gone(pid: u32) -> bool {
+        let t = Instant::now();
+        while running(pid) && t.elapsed() < Duration::from_secs(5) {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        !running(pid)
+    }
+
     #[test]
     fn a_tool_over_its_memory_bound_is_killed_with_its_children() {
-        // `tail` holds an endless line of /dev/zero; it is the shell's child, so the tree is measured.
+        // `tail` holds an endless line of /dev/zero; it is the shell's child, so the tree is measured, and it is
+        // killed with the shell (it used to run on, orphaned, until the machine ran out of memory).
+        let dir = tempfile::tempdir().expect("tempdir");
+        let pidfile = dir.path().join("pid");
         let mut c = Command::new("sh");
-        c.args(["-c", "tail /dev/zero; echo done"]);
+        c.args(["-c", &format!("tail /dev/zero & echo $! > {}; wait; echo done", pidfile.display())]);
         let t = Instant::now();
         let bounds = Bounds { timeout: Duration::from_secs(20), max_output: 4096, max_memory: 64 << 20 };
         assert_eq!(run(c, bounds), Err(RunError::TooMuchMemory(64 << 20)));
         assert!(t.elapsed() < Duration::from_secs(10), "{:?}", t.elapsed());
+        let tail: u32 = std::fs::read_to_string(&pidfile).expect("pid").trim().parse().expect("a pid");
+        assert!(gone(tail), "the tool's child {tail} still runs");
+        // A child that leaves the tool's process group is killed too (found in the tree).
+        let mut c = Command::new("sh");
+        c.args(["-c", &format!("setsid sleep 60 & echo $! > {}; sleep 60", pidfile.display())]);
+        let short = Bounds { timeout: Duration::from_secs(1), ..bounds };
+        assert_eq!(run(c, short), Err(RunError::Timeout(Duration::from_secs(1))));
+        let sleeper: u32 = std::fs::read_to_string(&pidfile).expect("pid").trim().parse().expect("a pid");
+        assert!(gone(sleeper), "the tool's child {sleeper} in its own session still runs");
         assert_eq!(
             RunError::TooMuchMemory(64 << 20).to_string(),
             "killed: memory over the limit of 64 MiB (--render-memory)"

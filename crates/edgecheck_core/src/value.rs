@@ -6,7 +6,10 @@
 //! that way were half of a lint's memory. This `Value` has the same shape and the same method names, but a
 //! map is a vector of `(key, value)` pairs in document order, looked up by scanning (a manifest's maps
 //! have a handful of keys), and strings of up to 24 bytes (nearly every key and most scalars) are stored
-//! inline. An entry is 56 bytes and short strings allocate nothing.
+//! inline. Arrays and maps are exact-size boxed slices (no capacity word, no slack), so a `Value` is 24
+//! bytes (the string's spare last byte tells the variants apart), an entry 48, and short strings allocate
+//! nothing. A change to a map or an array reallocates it (a manifest is changed rarely and a little: by a
+//! patch or a redaction); building one goes through a `Vec` and is converted once.
 //!
 //! Keys are unique within a map, as in a YAML or JSON mapping read by Kubernetes: a repeated key keeps its
 //! first position and takes the last value (`serde_json`'s rule). Building a large map removes repeats
@@ -36,8 +39,8 @@ pub enum Value {
     Number(Number),
     /// A string.
     String(Str),
-    /// A sequence.
-    Array(Vec<Value>),
+    /// A sequence (exact size: see the module's documentation).
+    Array(Box<[Value]>),
     /// A mapping with string keys, in document order.
     Object(Map),
 }
@@ -45,7 +48,7 @@ pub enum Value {
 /// A mapping with unique string keys, in document order.
 #[derive(Clone, Default)]
 pub struct Map {
-    entries: Vec<(Str, Value)>,
+    entries: Box<[(Str, Value)]>,
 }
 
 /// Maps up to this size remove repeated keys by scanning; larger ones through a hash set.
@@ -54,19 +57,35 @@ const SCAN_LIMIT: usize = 16;
 impl Map {
     /// An empty map.
     pub fn new() -> Map {
-        Map { entries: Vec::new() }
+        Map::default()
     }
 
-    /// An empty map with room for `n` entries.
-    pub fn with_capacity(n: usize) -> Map {
-        Map { entries: Vec::with_capacity(n) }
+    /// An empty map. A map holds no spare room (see the module's documentation): `n` is only a hint, kept
+    /// for callers written for `serde_json`'s map.
+    pub fn with_capacity(_n: usize) -> Map {
+        Map::default()
     }
 
     /// A map of `entries` in their order; a repeated key keeps its first position and its last value.
     pub fn from_entries(mut entries: Vec<(Str, Value)>) -> Map {
         dedup(&mut entries);
-        entries.shrink_to_fit();
-        Map { entries }
+        Map { entries: entries.into_boxed_slice() }
+    }
+
+    /// Changes the entries as a `Vec`, then holds them exactly sized again.
+    fn change<R>(&mut self, f: impl FnOnce(&mut Vec<(Str, Value)>) -> R) -> R {
+        let mut v = std::mem::take(&mut self.entries).into_vec();
+        let r = f(&mut v);
+        self.entries = v.into_boxed_slice();
+        r
+    }
+
+    /// Adds an entry last (the key is not there), growing by exactly one.
+    fn push(&mut self, key: Str, value: Value) {
+        self.change(|v| {
+            v.reserve_exact(1);
+            v.push((key, value));
+        });
     }
 
     /// Number of entries.
@@ -108,7 +127,7 @@ impl Map {
         match self.position(&key) {
             Some(i) => Some(std::mem::replace(&mut self.entries[i].1, value)),
             None => {
-                self.entries.push((key, value));
+                self.push(key, value);
                 None
             }
         }
@@ -117,7 +136,7 @@ impl Map {
     /// Removes `key`, keeping the order of the others.
     pub fn remove(&mut self, key: &str) -> Option<Value> {
         let i = self.position(key)?;
-        Some(self.entries.remove(i).1)
+        Some(self.change(|v| v.remove(i)).1)
     }
 
     /// The value at `key`, inserted as `Null` when absent.
@@ -125,7 +144,7 @@ impl Map {
         let i = match self.position(key) {
             Some(i) => i,
             None => {
-                self.entries.push((Str::from(key), Value::Null));
+                self.push(Str::from(key), Value::Null);
                 self.entries.len() - 1
             }
         };
@@ -134,12 +153,12 @@ impl Map {
 
     /// Keeps the entries for which `f` is true.
     pub fn retain(&mut self, mut f: impl FnMut(&Str, &mut Value) -> bool) {
-        self.entries.retain_mut(|(k, v)| f(k, v));
+        self.change(|e| e.retain_mut(|(k, v)| f(k, v)));
     }
 
     /// Removes every entry.
     pub fn clear(&mut self) {
-        self.entries.clear();
+        self.entries = Box::default();
     }
 
     /// The entries in order.
@@ -230,7 +249,7 @@ impl IntoIterator for Map {
     type Item = (Str, Value);
     type IntoIter = std::vec::IntoIter<(Str, Value)>;
     fn into_iter(self) -> Self::IntoIter {
-        self.entries.into_iter()
+        self.entries.into_vec().into_iter()
     }
 }
 
@@ -243,8 +262,10 @@ impl<K: Into<Str>> FromIterator<(K, Value)> for Map {
 /// As [`Map::insert`] of each entry (a key already there takes the new value in its place), in linear time.
 impl<K: Into<Str>> Extend<(K, Value)> for Map {
     fn extend<I: IntoIterator<Item = (K, Value)>>(&mut self, iter: I) {
-        self.entries.extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
-        dedup(&mut self.entries);
+        self.change(|e| {
+            e.extend(iter.into_iter().map(|(k, v)| (k.into(), v)));
+            dedup(e);
+        });
     }
 }
 
@@ -455,15 +476,15 @@ impl Value {
     }
 
     /// The array, if this is one.
-    pub fn as_array(&self) -> Option<&Vec<Value>> {
+    pub fn as_array(&self) -> Option<&[Value]> {
         match self {
             Value::Array(a) => Some(a),
             _ => None,
         }
     }
 
-    /// The array, to change.
-    pub fn as_array_mut(&mut self) -> Option<&mut Vec<Value>> {
+    /// The array's items, to change (not its length: see the module's documentation).
+    pub fn as_array_mut(&mut self) -> Option<&mut [Value]> {
         match self {
             Value::Array(a) => Some(a),
             _ => None,
@@ -663,7 +684,7 @@ impl From<Map> for Value {
 
 impl From<Vec<Value>> for Value {
     fn from(a: Vec<Value>) -> Value {
-        Value::Array(a)
+        Value::Array(a.into_boxed_slice())
     }
 }
 
@@ -680,11 +701,7 @@ impl From<serde_json::Value> for Value {
             serde_json::Value::Bool(b) => Value::Bool(b),
             serde_json::Value::Number(n) => Value::Number(n),
             serde_json::Value::String(s) => Value::String(Str::from(s)),
-            serde_json::Value::Array(a) => {
-                let mut out = Vec::with_capacity(a.len());
-                out.extend(a.into_iter().map(Value::from));
-                Value::Array(out)
-            }
+            serde_json::Value::Array(a) => Value::Array(a.into_iter().map(Value::from).collect()),
             serde_json::Value::Object(m) => {
                 Value::Object(Map::from_entries(m.into_iter().map(|(k, v)| (Str::from(k), Value::from(v))).collect()))
             }
@@ -699,7 +716,9 @@ impl From<Value> for serde_json::Value {
             Value::Bool(b) => serde_json::Value::Bool(b),
             Value::Number(n) => serde_json::Value::Number(n),
             Value::String(s) => serde_json::Value::String(s.into_string()),
-            Value::Array(a) => serde_json::Value::Array(a.into_iter().map(serde_json::Value::from).collect()),
+            Value::Array(a) => {
+                serde_json::Value::Array(a.into_vec().into_iter().map(serde_json::Value::from).collect())
+            }
             Value::Object(m) => {
                 serde_json::Value::Object(m.into_iter().map(|(k, v)| (k.into_string(), v.into())).collect())
             }
@@ -807,8 +826,7 @@ impl<'de> Visitor<'de> for ValueVisitor {
         while let Some(v) = seq.next_element()? {
             out.push(v);
         }
-        out.shrink_to_fit();
-        Ok(Value::Array(out))
+        Ok(Value::Array(out.into_boxed_slice()))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
         let mut out = Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
@@ -1011,8 +1029,8 @@ mod tests {
 
     #[test]
     fn entries_are_small() {
-        assert!(std::mem::size_of::<Value>() <= 32, "{}", std::mem::size_of::<Value>());
-        assert!(std::mem::size_of::<(Str, Value)>() <= 56);
+        assert_eq!(std::mem::size_of::<Value>(), 24);
+        assert_eq!(std::mem::size_of::<(Str, Value)>(), 48);
     }
 
     #[test]

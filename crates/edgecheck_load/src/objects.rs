@@ -47,7 +47,7 @@ pub fn objects_from_document(
     if let (true, Some(Value::Array(items))) = (list, value.get_mut("items")) {
         let items = std::mem::take(items);
         let items_path = LineTable::key(LineTable::ROOT, "items");
-        for (i, item) in items.into_iter().enumerate() {
+        for (i, item) in items.into_vec().into_iter().enumerate() {
             let root = LineTable::index(items_path, i);
             let item_line = lines.get(root).unwrap_or(line);
             one(file, item_line, root, item, lines, out, problems, skipped, builds);

@@ -118,10 +118,11 @@ fn generate<'a>(
 }
 
 fn list_params(list: &Value) -> Result<Vec<Params>, Refusal> {
-    let mut elements: Vec<Value> = list.get("elements").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut elements: Vec<Value> =
+        list.get("elements").and_then(Value::as_array).map(<[_]>::to_vec).unwrap_or_default();
     if let Some(text) = list.get("elementsYaml").and_then(Value::as_str) {
         match edgecheck_load::yaml::parse_single(text) {
-            Ok(Some(d)) => elements.extend(d.value.as_array().cloned().unwrap_or_default()),
+            Ok(Some(d)) => elements.extend(d.value.as_array().map(<[_]>::to_vec).unwrap_or_default()),
             Ok(None) => {}
             Err(e) => return Err(format!("its elementsYaml is not YAML: {}", e.message)),
         }
@@ -227,7 +228,7 @@ fn git_params<'a>(git: &Value, checkout: &dyn Fn(&str) -> Option<Checkout<'a>>) 
             };
             // A file holding a list makes one parameter set per element.
             let items = match doc {
-                Value::Array(a) => a,
+                Value::Array(a) => a.into_vec(),
                 other => vec![other],
             };
             for item in &items {

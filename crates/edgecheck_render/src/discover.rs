@@ -673,10 +673,10 @@ fn source_part(
             name_prefix: s(k, "/namePrefix").map(str::to_string),
             name_suffix: s(k, "/nameSuffix").map(str::to_string),
             namespace: s(k, "/namespace").map(str::to_string),
-            images: k.get("images").and_then(Value::as_array).cloned().unwrap_or_default(),
+            images: k.get("images").and_then(Value::as_array).map(<[_]>::to_vec).unwrap_or_default(),
             common_labels: k.get("commonLabels").cloned(),
             common_annotations: k.get("commonAnnotations").cloned(),
-            patches: k.get("patches").and_then(Value::as_array).cloned().unwrap_or_default(),
+            patches: k.get("patches").and_then(Value::as_array).map(<[_]>::to_vec).unwrap_or_default(),
             components: k
                 .get("components")
                 .and_then(Value::as_array)
@@ -814,10 +814,10 @@ fn flux_kustomization(world: &World<'_>, o: &Object) -> Option<Spec> {
         name_prefix: s(spec, "/namePrefix").map(str::to_string),
         name_suffix: s(spec, "/nameSuffix").map(str::to_string),
         namespace: s(spec, "/targetNamespace").map(str::to_string),
-        images: spec.get("images").and_then(Value::as_array).cloned().unwrap_or_default(),
+        images: spec.get("images").and_then(Value::as_array).map(<[_]>::to_vec).unwrap_or_default(),
         common_labels: spec.pointer("/commonMetadata/labels").cloned(),
         common_annotations: spec.pointer("/commonMetadata/annotations").cloned(),
-        patches: spec.get("patches").and_then(Value::as_array).cloned().unwrap_or_default(),
+        patches: spec.get("patches").and_then(Value::as_array).map(<[_]>::to_vec).unwrap_or_default(),
         components: spec
             .get("components")
             .and_then(Value::as_array)

@@ -770,7 +770,7 @@ fn call(name: &str, mut args: Vec<Value>) -> Result<Value, Refusal> {
             }
             Value::Array(string(name, &args[1])?.split(sep).map(Value::from).collect())
         }
-        "list" => Value::Array(args),
+        "list" => Value::from(args),
         "first" | "last" => {
             arity(name, &args, 1)?;
             let items = args[0]

@@ -299,7 +299,7 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
             m.insert("nameSuffix".into(), json!(v));
         }
         if !overlay.images.is_empty() {
-            m.insert("images".into(), Value::Array(overlay.images.clone()));
+            m.insert("images".into(), Value::from(overlay.images.clone()));
         }
         if let Some(v) = overlay.common_labels.as_ref().filter(|v| v.is_object()) {
             m.insert("commonLabels".into(), v.clone());
@@ -320,7 +320,7 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
                     p
                 })
                 .collect();
-            m.insert("patches".into(), Value::Array(patches));
+            m.insert("patches".into(), Value::from(patches));
         }
         if !overlay.components.is_empty() && !components_inside {
             let c: Vec<String> = overlay.components.iter().map(|c| relative(tmp.path(), c)).collect();
@@ -381,9 +381,9 @@ fn mirror_with_components(tmp: &Path, dir: &str, components: &[String]) -> Resul
         Ok(Some(d)) if d.value.is_object() => d.value,
         _ => return Err(format!("{} is not a kustomization", file.display())),
     };
-    let mut list: Vec<Value> = k.get("components").and_then(Value::as_array).cloned().unwrap_or_default();
+    let mut list: Vec<Value> = k.get("components").and_then(Value::as_array).map(<[_]>::to_vec).unwrap_or_default();
     list.extend(components.iter().map(|c| json!(relative(&target, c))));
-    k["components"] = Value::Array(list);
+    k["components"] = Value::from(list);
     std::fs::write(dst.join("kustomization.yaml"), k.to_string()).map_err(fail)?;
     Ok(dst)
 }

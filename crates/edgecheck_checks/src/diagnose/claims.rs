@@ -271,7 +271,7 @@ impl<'g> ClaimIndex<'g> {
         let o = self.graph.obj(route);
         let mut out: Vec<String> = Vec::new();
         let arr = |v: Option<&edgecheck_core::Value>| {
-            v.and_then(edgecheck_core::Value::as_array).cloned().unwrap_or_default()
+            v.and_then(edgecheck_core::Value::as_array).map(<[_]>::to_vec).unwrap_or_default()
         };
         for rule in arr(o.value.pointer("/spec/rules")) {
             for p in arr(rule.pointer("/http/paths")) {

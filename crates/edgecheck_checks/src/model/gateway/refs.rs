@@ -24,7 +24,8 @@ impl GatewayModel {
         for (_, _, id) in &order {
             let o = graph.obj(*id);
             let ns = o.namespace.clone().unwrap_or_default();
-            let targets = o.value.pointer("/spec/targetRefs").and_then(|t| t.as_array()).cloned().unwrap_or_default();
+            let targets =
+                o.value.pointer("/spec/targetRefs").and_then(|t| t.as_array()).map(<[_]>::to_vec).unwrap_or_default();
             for t in targets {
                 let s = |k: &str| t.get(k).and_then(|v| v.as_str()).map(str::to_string);
                 let key = (ns.clone(), s("kind").unwrap_or_default(), s("name").unwrap_or_default(), s("sectionName"));
@@ -51,8 +52,13 @@ impl GatewayModel {
         for (id, o, p) in graph.each::<views::BackendTlsPolicy>() {
             let ns = o.namespace.clone().unwrap_or_default();
             let mut v = vec![cond(Type::Accepted, true, Reason::Accepted, "accepted")];
-            let refs =
-                p.spec.validation.get("caCertificateRefs").and_then(|r| r.as_array()).cloned().unwrap_or_default();
+            let refs = p
+                .spec
+                .validation
+                .get("caCertificateRefs")
+                .and_then(|r| r.as_array())
+                .map(<[_]>::to_vec)
+                .unwrap_or_default();
             let mut res = Ok(());
             for r in refs {
                 let g = r.get("group").and_then(|x| x.as_str()).unwrap_or("");

@@ -112,7 +112,7 @@ pub(super) fn assess(obj: &edgecheck_core::Object, group: &str, kind: &str, app_
         }
         ("external-secrets.io", "ClusterExternalSecret") => {
             let conds = v.pointer("/status/conditions").and_then(Value::as_array);
-            if conds.is_some_and(Vec::is_empty) {
+            if conds.is_some_and(<[_]>::is_empty) {
                 // The script indexes the last condition of an empty list and fails.
                 return Some(lua_error("attempt to index a nil value (status.conditions is empty)", group, kind));
             }
@@ -233,7 +233,7 @@ fn contour(v: &Value, group: &str, kind: &str, http_proxy: bool) -> Health {
     let description = s(status, "/description");
     if let Some(conds) = present(status, "conditions") {
         let generation = v.pointer("/metadata/generation");
-        for c in conds.as_array().map_or(&[][..], Vec::as_slice) {
+        for c in conds.as_array().unwrap_or_default() {
             if !lua_eq(generation, c.get("observedGeneration")) {
                 continue;
             }

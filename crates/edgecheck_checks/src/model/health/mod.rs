@@ -152,7 +152,7 @@ pub(crate) fn opt_i(v: &Value, pointer: &str) -> Option<i64> {
 
 /// The array at a JSON pointer, empty when absent.
 pub(crate) fn arr<'a>(v: &'a Value, pointer: &str) -> &'a [Value] {
-    v.pointer(pointer).and_then(Value::as_array).map_or(&[][..], Vec::as_slice)
+    v.pointer(pointer).and_then(Value::as_array).unwrap_or_default()
 }
 
 /// The version part of an apiVersion.

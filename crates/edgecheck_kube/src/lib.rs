@@ -549,10 +549,7 @@ async fn list_all(
             let Value::Object(m) = &mut v else { return Err(format!("item {items} of the list is not an object")) };
             m.insert("apiVersion".into(), Value::from(r.api_version.clone()));
             m.insert("kind".into(), Value::from(r.kind.clone()));
-            // As `kubectl get -o yaml` prints them: without managedFields (bulk no check reads).
-            if let Some(Value::Object(meta)) = m.get_mut("metadata") {
-                meta.remove("managedFields");
-            }
+            // managedFields and the last-applied copy are dropped as every object is loaded.
             if let Some(o) = edgecheck_load::object_from_live_value(cluster, v, &mut out.problems) {
                 out.objects.push(o);
             }

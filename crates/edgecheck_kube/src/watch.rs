@@ -350,9 +350,6 @@ impl KindWatch {
         let Value::Object(o) = &mut object else { return Err(failed(format!("a {kind} event without an object"))) };
         o.insert("apiVersion".into(), Value::from(self.resource.api_version.clone()));
         o.insert("kind".into(), Value::from(self.resource.kind.clone()));
-        if let Some(Value::Object(meta)) = o.get_mut("metadata") {
-            meta.remove("managedFields");
-        }
         let ev = match kind.as_str() {
             "ADDED" | "MODIFIED" => {
                 let mut problems = Vec::new();

@@ -136,12 +136,8 @@ fn one(
         loose: false,
         build: None,
     };
-    let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
-    if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
-        obj.secret = Some(Box::new(summarize_secret(&obj, &mut value, problems)));
-    }
-    obj.value = value;
-    out.push(obj);
+    let obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
+    out.push(with_value(obj, value, problems));
 }
 
 /// API groups of configuration files for tools and nodes, which share the manifest shape but are never
@@ -184,7 +180,9 @@ fn is_tool_config(kind: &Kind, api_version: &str) -> bool {
 fn drop_nulls(v: &mut Value) {
     match v {
         Value::Object(m) => {
-            m.retain(|_, x| !x.is_null());
+            if m.values().any(Value::is_null) {
+                m.retain(|_, x| !x.is_null());
+            }
             m.values_mut().for_each(drop_nulls);
         }
         Value::Array(a) => a.iter_mut().for_each(drop_nulls),
@@ -252,7 +250,7 @@ fn templated(v: &Value) -> bool {
 /// Turns one object read from a cluster (no file, no lines) into an [`Object`] whose `source.cluster`
 /// is `cluster`; a Secret is summarised and its values removed, as from a file. `None` for a value
 /// without `apiVersion`/`kind`.
-pub fn object_from_live_value(cluster: &str, mut value: Value, problems: &mut Vec<LoadProblem>) -> Option<Object> {
+pub fn object_from_live_value(cluster: &str, value: Value, problems: &mut Vec<LoadProblem>) -> Option<Object> {
     let api_version = value.get("apiVersion").and_then(Value::as_str)?.to_string();
     let kind = Kind::from_api_version(&api_version, value.get("kind").and_then(Value::as_str)?);
     let meta = value.get("metadata");
@@ -270,13 +268,30 @@ pub fn object_from_live_value(cluster: &str, mut value: Value, problems: &mut Ve
         loose: false,
         build: None,
     };
-    let mut obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
+    let obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
+    Some(with_value(obj, value, problems))
+}
+
+/// Gives `obj` its value, as every object is held whether read from a file or a cluster: a Secret
+/// summarised and its values removed, and without the bulk no check reads (`metadata.managedFields`, and
+/// the `last-applied-configuration` annotation: a second copy of the whole object, which a dump of a
+/// cluster carries on everything `kubectl apply` wrote).
+fn with_value(mut obj: Object, mut value: Value, problems: &mut Vec<LoadProblem>) -> Object {
+    if let Some(Value::Object(meta)) = value.get_mut("metadata") {
+        meta.remove("managedFields");
+        if let Some(Value::Object(a)) = meta.get_mut("annotations") {
+            a.remove(LAST_APPLIED);
+        }
+    }
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
         obj.secret = Some(Box::new(summarize_secret(&obj, &mut value, problems)));
     }
     obj.value = value;
-    Some(obj)
+    obj
 }
+
+/// The annotation `kubectl apply` keeps a copy of the object in.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// Reads a Secret's data into a [`SecretInfo`] and removes every value from the object.
 fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProblem>) -> SecretInfo {
@@ -350,8 +365,8 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
             });
         }
     }
-    // Redact: keys stay (with null values), values go. The last-applied annotation holds a copy of the
-    // whole Secret, values included.
+    // Redact: keys stay (with null values), values go. (The last-applied annotation, a copy of the whole
+    // Secret with its values, is already gone: see `with_value`.)
     for field in ["data", "stringData"] {
         if let Some(Value::Object(m)) = value.get_mut(field) {
             for v in m.values_mut() {
@@ -359,8 +374,28 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
             }
         }
     }
-    if let Some(Value::Object(a)) = value.pointer_mut("/metadata/annotations") {
-        a.remove("kubectl.kubernetes.io/last-applied-configuration");
-    }
     info
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bulk_no_check_reads_is_dropped_as_objects_load() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\n  namespace: shop\n  annotations:\n    kubectl.kubernetes.io/last-applied-configuration: '{\"kind\":\"Deployment\"}'\n    keep.example/me: \"yes\"\n  managedFields:\n  - manager: kubectl\n    operation: Apply\nspec:\n  replicas: 2\n";
+        let inv = crate::load_text("dump.yaml", text);
+        let o = &inv.objects[0];
+        assert!(o.value.pointer("/metadata/managedFields").is_none());
+        let annotations = o.value.pointer("/metadata/annotations").and_then(Value::as_object).unwrap();
+        assert_eq!(annotations.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["keep.example/me"]);
+        assert_eq!(o.value.pointer("/spec/replicas"), Some(&Value::from(2)));
+
+        let live = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "c", "managedFields": [{"manager": "m"}],
+                "annotations": {LAST_APPLIED: "{}"}}});
+        let o = object_from_live_value("prod", Value::from(live), &mut Vec::new()).unwrap();
+        assert!(o.value.pointer("/metadata/managedFields").is_none());
+        assert!(o.value.pointer("/metadata/annotations").and_then(Value::as_object).unwrap().is_empty());
+    }
 }

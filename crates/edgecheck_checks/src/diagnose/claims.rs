@@ -202,10 +202,12 @@ impl<'g> ClaimIndex<'g> {
             if s.host.as_deref().is_some_and(|p| !pattern_matches(p, &t.host, s.kind == RouteKind::Ingress)) {
                 continue;
             }
-            if !routes.contains(&(s.route, s.kind)) {
-                routes.push((s.route, s.kind));
-            }
+            routes.push((s.route, s.kind));
         }
+        // A route claims a host once however many of its rules name it (the claims are ordered below). Sorted,
+        // not searched: one host can be claimed by every route of a large repository.
+        routes.sort_by_key(|(id, _)| *id);
+        routes.dedup();
         let mut out: Vec<Claim> = routes
             .into_iter()
             .filter_map(|(id, kind)| match kind {

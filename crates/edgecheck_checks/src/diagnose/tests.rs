@@ -473,3 +473,12 @@ spec: {ports: [{port: 4318}]}
     assert_eq!(d.target.target, "http://otel.example.com/v1/");
     assert_eq!(d.verdict, Verdict::Ok, "{}", d.summary);
 }
+
+#[test]
+fn a_route_naming_a_host_in_several_rules_and_a_wildcard_claims_it_once() {
+    let yaml = "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: a, namespace: web}\nspec:\n  rules:\n  - host: shop.example.com\n    http: {paths: [{path: /api, pathType: Prefix, backend: {service: {name: api, port: {number: 80}}}}]}\n  - host: shop.example.com\n    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: front, port: {number: 80}}}}]}\n  - host: '*.example.com'\n    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: front, port: {number: 80}}}}]}\n---\napiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {name: b, namespace: web}\nspec:\n  rules:\n  - host: shop.example.com\n    http: {paths: [{path: /, pathType: Prefix, backend: {service: {name: b, port: {number: 80}}}}]}\n";
+    let (d, _) = run(yaml, "http://shop.example.com/");
+    let a = d.claims.iter().filter(|c| c.contains("Ingress `web/a`")).count();
+    let b = d.claims.iter().filter(|c| c.contains("Ingress `web/b`")).count();
+    assert_eq!((a, b), (1, 1), "{:?}", d.claims);
+}

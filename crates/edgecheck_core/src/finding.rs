@@ -105,7 +105,7 @@ impl<'a> Findings<'a> {
             severity: self.meta.severity,
             object: object.to_ref(),
             related: Vec::new(),
-            file: object.source.file.clone(),
+            file: object.source.file.as_deref().map(str::to_string),
             line,
             message: String::new(),
             evidence: Vec::new(),
@@ -178,7 +178,12 @@ impl FindingBuilder<'_, '_> {
         let line = if path.is_empty() { object.source.line } else { object.line_at(path) };
         if let (Some(file), Some(line)) = (&object.source.file, line.or(object.source.line)) {
             self.finding.notes.retain(|n| n.object != r);
-            self.finding.notes.push(Note { object: r.clone(), file: file.clone(), line, label: Some(label.into()) });
+            self.finding.notes.push(Note {
+                object: r.clone(),
+                file: file.to_string(),
+                line,
+                label: Some(label.into()),
+            });
         }
         self.related(r)
     }

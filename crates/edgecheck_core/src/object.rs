@@ -272,8 +272,9 @@ impl LineTable {
 /// Where an object came from.
 #[derive(Debug, Clone, Default)]
 pub struct Source {
-    /// The file, relative to the path named on the command line where possible; `-` for stdin.
-    pub file: Option<String>,
+    /// The file, relative to the path named on the command line where possible; `-` for stdin. Shared by
+    /// the objects of one file.
+    pub file: Option<Arc<str>>,
     /// 1-based line of the object's start (its document, or its item in a List).
     pub line: Option<u32>,
     /// Lines of the fields of the object's document.
@@ -281,7 +282,7 @@ pub struct Source {
     /// The hashed path of the object inside its document (the root, or `items[i]`).
     pub root: u64,
     /// For objects read from a cluster: the cluster or context name.
-    pub cluster: Option<String>,
+    pub cluster: Option<Arc<str>>,
     /// The linted checkout the file belongs to (index into the inventory's repos) and the file's
     /// path relative to its root.
     pub repo_path: Option<(usize, String)>,

@@ -528,6 +528,8 @@ async fn list_all(
         Listed { objects: Vec::new(), problems: Vec::new(), load_time: Duration::ZERO, resource_version: None };
     let mut items = 0usize;
     let mut seen_tokens: HashSet<String> = HashSet::new();
+    // Shared by every object listed.
+    let cluster: std::sync::Arc<str> = std::sync::Arc::from(cluster);
     let mut token: Option<String> = None;
     for pages in 1.. {
         let mut lp = ListParams::default().limit(page);
@@ -550,7 +552,7 @@ async fn list_all(
             m.insert("apiVersion".into(), Value::from(r.api_version.clone()));
             m.insert("kind".into(), Value::from(r.kind.clone()));
             // managedFields and the last-applied copy are dropped as every object is loaded.
-            if let Some(o) = edgecheck_load::object_from_live_value(cluster, v, &mut out.problems) {
+            if let Some(o) = edgecheck_load::object_from_live_value(&cluster, v, &mut out.problems) {
                 out.objects.push(o);
             }
             Ok(())

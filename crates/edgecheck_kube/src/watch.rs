@@ -150,7 +150,7 @@ impl Watch {
                     api: self.api.clone(),
                     resource: r.clone(),
                     options: self.options.clone(),
-                    cluster: self.cluster.clone(),
+                    cluster: Arc::from(self.cluster.as_str()),
                     limits,
                     tx: tx.clone(),
                 };
@@ -164,7 +164,8 @@ struct KindWatch {
     api: Arc<ApiGet>,
     resource: Resource,
     options: ScanOptions,
-    cluster: String,
+    /// Shared by every object this watch sees.
+    cluster: Arc<str>,
     limits: WatchLimits,
     tx: mpsc::Sender<WatchEvent>,
 }

@@ -300,6 +300,7 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
     // One object per document but for Lists: each file's vector is the right size (all of them are alive
     // until the inventory is assembled).
     r.objects.reserve_exact(docs.len());
+    let shared: Arc<str> = Arc::from(file);
     for d in docs {
         match d {
             Ok(doc) => {
@@ -312,7 +313,7 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
                 }
                 let lines = Arc::new(doc.lines);
                 objects::objects_from_document(
-                    file,
+                    &shared,
                     doc.line,
                     doc.value,
                     &lines,

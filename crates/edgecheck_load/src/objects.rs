@@ -23,7 +23,7 @@ pub struct Skipped {
 /// Turns one parsed document into objects (several for a `List`), appending to `out`.
 #[expect(clippy::too_many_arguments, reason = "one call site; the sinks are the loader's accumulators")]
 pub fn objects_from_document(
-    file: &str,
+    file: &Arc<str>,
     line: u32,
     mut value: Value,
     lines: &Arc<LineTable>,
@@ -59,7 +59,7 @@ pub fn objects_from_document(
 
 #[expect(clippy::too_many_arguments, reason = "internal helper mirroring objects_from_document")]
 fn one(
-    file: &str,
+    file: &Arc<str>,
     line: u32,
     root: u64,
     mut value: Value,
@@ -126,7 +126,7 @@ fn one(
         }
     };
     let source = Source {
-        file: Some(file.to_string()),
+        file: Some(file.clone()),
         line: Some(line),
         lines: Some(lines.clone()),
         root,
@@ -250,7 +250,7 @@ fn templated(v: &Value) -> bool {
 /// Turns one object read from a cluster (no file, no lines) into an [`Object`] whose `source.cluster`
 /// is `cluster`; a Secret is summarised and its values removed, as from a file. `None` for a value
 /// without `apiVersion`/`kind`.
-pub fn object_from_live_value(cluster: &str, value: Value, problems: &mut Vec<LoadProblem>) -> Option<Object> {
+pub fn object_from_live_value(cluster: &Arc<str>, value: Value, problems: &mut Vec<LoadProblem>) -> Option<Object> {
     let api_version = value.get("apiVersion").and_then(Value::as_str)?.to_string();
     let kind = Kind::from_api_version(&api_version, value.get("kind").and_then(Value::as_str)?);
     let meta = value.get("metadata");
@@ -262,7 +262,7 @@ pub fn object_from_live_value(cluster: &str, value: Value, problems: &mut Vec<Lo
         line: None,
         lines: None,
         root: LineTable::ROOT,
-        cluster: Some(cluster.to_string()),
+        cluster: Some(cluster.clone()),
         repo_path: None,
         example: false,
         loose: false,
@@ -394,7 +394,7 @@ mod tests {
         let live = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": "c", "managedFields": [{"manager": "m"}],
                 "annotations": {LAST_APPLIED: "{}"}}});
-        let o = object_from_live_value("prod", Value::from(live), &mut Vec::new()).unwrap();
+        let o = object_from_live_value(&Arc::from("prod"), Value::from(live), &mut Vec::new()).unwrap();
         assert!(o.value.pointer("/metadata/managedFields").is_none());
         assert!(o.value.pointer("/metadata/annotations").and_then(Value::as_object).unwrap().is_empty());
     }

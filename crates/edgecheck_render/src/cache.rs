@@ -63,7 +63,7 @@ impl Stored {
             namespace: o.namespace.clone(),
             name: o.name.clone(),
             value: o.value.clone(),
-            file: o.source.file.clone(),
+            file: o.source.file.as_deref().map(str::to_string),
             line: o.source.line,
             root: o.source.root,
             lines: o.source.lines.as_ref().map(|l| l.entries()).unwrap_or_default(),
@@ -81,7 +81,7 @@ impl Stored {
             name: self.name,
             value: self.value,
             source: Source {
-                file: self.file,
+                file: self.file.map(std::sync::Arc::from),
                 line: self.line,
                 lines: Some(Arc::new(LineTable::from_entries(self.lines))),
                 root: self.root,

@@ -533,7 +533,7 @@ fn base_spec(o: &Object) -> Spec {
     Spec {
         name: label(o),
         origin: Some(o.to_ref()),
-        file: o.source.file.clone(),
+        file: o.source.file.as_deref().map(str::to_string),
         line: o.source.line,
         cluster: None,
         namespace: None,

@@ -162,7 +162,8 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut files: Vec<Object> = std::mem::take(&mut inv.objects);
     let trees = clusters::Trees::find(&files);
     let prefixes = prefixes(&files, &inv);
-    let object_files: HashSet<String> = files.iter().filter_map(|o| o.source.file.clone()).collect();
+    let object_files: HashSet<String> =
+        files.iter().filter_map(|o| o.source.file.as_deref().map(str::to_string)).collect();
     let index = FileIndex::new(&files);
     let kustomizations: HashMap<&str, &Build> =
         inv.builds.iter().filter(|b| !b.flux).map(|b| (b.dir.as_str(), b)).collect();

@@ -146,6 +146,7 @@ fn split_documents(text: &str) -> Vec<String> {
 
 /// Parses `text` as documents of `file` and appends the objects (lines moved through `map` when given).
 fn read(text: &str, file: &str, build: &str, map: Option<&[u32]>, out: &mut Parsed) {
+    let shared: Arc<str> = Arc::from(file);
     let build: Arc<str> = Arc::from(build);
     let remap = |l: u32| -> u32 { map.and_then(|m| m.get(l as usize - 1).copied()).unwrap_or(l) };
     for d in edgecheck_load::yaml::parse_documents(text) {
@@ -160,7 +161,7 @@ fn read(text: &str, file: &str, build: &str, map: Option<&[u32]>, out: &mut Pars
                 let mut skip = edgecheck_load::Skipped::default();
                 let start = out.objects.len();
                 edgecheck_load::objects_from_document(
-                    file,
+                    &shared,
                     doc.line,
                     doc.value,
                     &lines,

@@ -150,8 +150,9 @@ impl Builder<'_> {
             }
             What::Missing(r) => (format!("{} {} (not in the inventory)", r.kind, display_name(&r)), Some(r), None),
         };
-        let (file, line) =
-            id.map(|i| self.graph.obj(i)).map_or((None, None), |o| (o.source.file.clone(), o.source.line));
+        let (file, line) = id
+            .map(|i| self.graph.obj(i))
+            .map_or((None, None), |o| (o.source.file.as_deref().map(str::to_string), o.source.line));
         let state = if object.is_some() && id.is_none() { NodeState::Unknown } else { NodeState::Ok };
         self.nodes.push(PathNode {
             role,

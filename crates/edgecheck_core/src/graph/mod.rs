@@ -307,7 +307,7 @@ impl Graph {
         for (o, a) in objects.iter_mut().zip(&applied) {
             if o.source.example && *a {
                 o.source.example = false;
-                applied_files.extend(o.source.file.clone());
+                applied_files.extend(o.source.file.as_deref().map(str::to_string));
             }
         }
         let problems: Vec<LoadProblem> =

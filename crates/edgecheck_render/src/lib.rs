@@ -289,8 +289,13 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut objects: Vec<Object> = Vec::new();
     let mut problems: Vec<LoadProblem> = Vec::new();
     let mut taken: HashSet<String> = HashSet::new();
+    // A chart of this checkout that did not render and whose templates make Applications or Flux
+    // Kustomizations: what those apply is not known, so no directory can be said to be applied by no build.
+    let mut unknown_builds = false;
     for s in &specs {
         let outcome = outcomes.get(s.key());
+        let failed = |i: usize| outcome.is_none_or(|o| o.parts.get(i).is_none_or(|p| p.state.is_err()));
+        unknown_builds |= s.parts.iter().enumerate().any(|(i, how)| failed(i) && render::makes_builds(how));
         records.push(record(&ctx, s, outcome, opts.mode));
         in_failed.extend(s.claims.iter().map(String::as_str));
         claimed_files.extend(claim_files(&ctx, &s.claims));
@@ -368,6 +373,9 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         objects.extend(files);
     }
     inv.loose = loose.values().sum();
+    if unknown_builds {
+        loose.clear();
+    }
     for (dir, n) in loose {
         problems.push(LoadProblem {
             kind: LoadProblemKind::NotApplied,

@@ -97,7 +97,7 @@ pub fn part(ctx: &Ctx<'_>, how: &How) -> Output {
 
 fn abs(p: &str) -> PathBuf {
     let p = if p.is_empty() { "." } else { p };
-    Path::new(p).canonicalize().unwrap_or_else(|_| PathBuf::from(p))
+    Path::new(p).canonicalize().or_else(|_| std::path::absolute(p)).unwrap_or_else(|_| PathBuf::from(p))
 }
 
 /// `to` relative to the directory `from` (both made absolute): kustomize takes no absolute directory as a
@@ -255,7 +255,6 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
         return Output::Text { text: String::new(), tool: tool.version().to_string(), helm_chart: None };
     }
     let mut cmd = tool.command(false);
-    let _tmp;
     if overlay.is_empty() && !generated {
         // Flux builds without load restrictions; Argo CD's may be configured so (`kustomize.buildOptions`):
         // a file outside the kustomization's root is not what fails a build here.
@@ -270,13 +269,15 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
         // from a mirror of the checkout (the directories down to it real, everything else linked) whose
         // kustomization lists the components too: relative references resolve as in the checkout.
         let mut components_inside = false;
+        let mut mirrored_root: Option<PathBuf> = None;
         if generated {
             resources.extend(files.iter().chain(&subdirs).map(|f| relative(tmp.path(), f)));
         } else if !overlay.components.is_empty() {
             match mirror_with_components(tmp.path(), dir, &overlay.components) {
-                Ok(mirrored) => {
+                Ok((mirrored, root)) => {
                     resources.push(relative(tmp.path(), &mirrored.to_string_lossy()));
                     components_inside = true;
+                    mirrored_root = Some(root);
                 }
                 Err(why) => return Output::No(NotRendered::Other(why)),
             }
@@ -331,7 +332,11 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
             return Output::No(NotRendered::Other("cannot write a temporary kustomization".into()));
         }
         cmd.arg(tmp.path()).arg("--load-restrictor").arg("LoadRestrictionsNone");
-        _tmp = tmp;
+        let result = run(cmd, ctx.opts.bounds());
+        return match result {
+            Ok(text) => Output::Text { text, tool: tool.version().to_string(), helm_chart: None },
+            Err(e) => Output::No(in_checkout_terms(failure(&e, false), tmp.path(), mirrored_root.as_deref())),
+        };
     }
     match run(cmd, ctx.opts.bounds()) {
         Ok(text) => Output::Text { text, tool: tool.version().to_string(), helm_chart: None },
@@ -339,15 +344,55 @@ fn kustomize(ctx: &Ctx<'_>, dir: &str, overlay: &Overlay, generated: bool) -> Ou
     }
 }
 
+/// A failure of a build made in a temporary directory, told in the checkout's terms: the mirror's paths as
+/// the checkout's, the wrapping kustomization as such. A temporary name in a message would differ from
+/// run to run (and mean nothing to the reader).
+fn in_checkout_terms(n: NotRendered, tmp: &Path, mirrored_root: Option<&Path>) -> NotRendered {
+    let tmps: Vec<PathBuf> = [Some(tmp.to_path_buf()), tmp.canonicalize().ok()].into_iter().flatten().collect();
+    let fix = |m: String| {
+        let mut m = m;
+        for t in &tmps {
+            match mirrored_root {
+                // kustomize names the mirror by its path, by the wrapper's relative name, and (loading a
+                // directory) by the temporary directory joined with the mirrored path.
+                Some(root) => {
+                    let root = root.to_string_lossy();
+                    m = m.replace(&*t.join("mirror").to_string_lossy(), &root);
+                    m = m.replace(&*t.to_string_lossy(), &root);
+                    m = m.replace("'mirror/", &format!("'{root}/"));
+                }
+                None => m = m.replace(&*t.to_string_lossy(), "(edgecheck's wrapping kustomization)"),
+            }
+        }
+        m
+    };
+    match n {
+        NotRendered::ToolMissing(m) => NotRendered::ToolMissing(fix(m)),
+        NotRendered::Remote(m) => NotRendered::Remote(fix(m)),
+        NotRendered::Failed(m) => NotRendered::Failed(fix(m)),
+        NotRendered::Other(m) => NotRendered::Other(fix(m)),
+        NotRendered::Disabled => NotRendered::Disabled,
+    }
+}
+
 const KUSTOMIZATION_FILES: [&str; 3] = ["kustomization.yaml", "kustomization.yml", "Kustomization"];
 
 /// A mirror under `tmp` of the checkout that holds `dir`: the directories from the checkout's root down to
 /// `dir` are real, every other entry a symbolic link to the original; `dir`'s kustomization is the original
-/// with `components` (relative to `dir`) appended. Returns the mirrored `dir`. Nothing of the checkout is
-/// written.
-fn mirror_with_components(tmp: &Path, dir: &str, components: &[String]) -> Result<PathBuf, String> {
+/// with `components` (relative to `dir`) appended. Returns the mirrored `dir` and the directory mirrored.
+/// Nothing of the checkout is written.
+///
+/// The root mirrored holds `dir` and every component: the checkout's (where `.git` is) when it holds them
+/// all, else the deepest directory that does (a checkout without `.git`: an archive, a CI's export).
+fn mirror_with_components(tmp: &Path, dir: &str, components: &[String]) -> Result<(PathBuf, PathBuf), String> {
     let target = abs(dir);
-    let root = target.ancestors().find(|a| a.join(".git").exists()).unwrap_or(&target).to_path_buf();
+    let git_root = target.ancestors().find(|a| a.join(".git").exists()).map(Path::to_path_buf);
+    // Components that do not exist are left to kustomize to report.
+    let present = components.iter().map(|c| abs(c)).filter(|c| c.is_absolute() && c.exists());
+    let root = std::iter::once(git_root.unwrap_or_else(|| target.clone()))
+        .chain(present)
+        .fold(None::<PathBuf>, |acc, p| Some(acc.map_or(p.clone(), |a| common_ancestor(&a, &p))))
+        .unwrap_or_else(|| target.clone());
     let rel = target.strip_prefix(&root).map_err(|_| "the build's directory is outside its checkout".to_string())?;
     let mirror = tmp.join("mirror");
     let mut src = root.clone();
@@ -385,7 +430,12 @@ fn mirror_with_components(tmp: &Path, dir: &str, components: &[String]) -> Resul
     list.extend(components.iter().map(|c| json!(relative(&target, c))));
     k["components"] = Value::from(list);
     std::fs::write(dst.join("kustomization.yaml"), k.to_string()).map_err(fail)?;
-    Ok(dst)
+    Ok((dst, root))
+}
+
+/// The deepest directory that holds both `a` and `b` (absolute paths).
+fn common_ancestor(a: &Path, b: &Path) -> PathBuf {
+    a.components().zip(b.components()).take_while(|(x, y)| x == y).map(|(x, _)| x.as_os_str()).collect()
 }
 
 /// A tool's failure as a reason: what edgecheck refuses to do is not a template error.
@@ -602,4 +652,28 @@ pub fn crd_api_versions(objects: &[&edgecheck_core::Object]) -> Vec<String> {
         }
     }
     out.into_iter().collect()
+}
+
+/// Whether a build of this checkout may make builds of its own: a local chart whose templates hold Argo CD
+/// Applications or ApplicationSets, or Flux Kustomizations (an app of apps). Read from the templates' text,
+/// for a chart that did not render.
+pub fn makes_builds(how: &How) -> bool {
+    let How::Helm(h) = how else { return false };
+    if h.remote.is_some() {
+        return false;
+    }
+    let templates = Path::new(if h.chart.is_empty() { "." } else { &h.chart }).join("templates");
+    walkdir::WalkDir::new(templates)
+        .max_depth(4)
+        .into_iter()
+        .flatten()
+        .filter(|e| e.file_type().is_file())
+        .take(1000)
+        .filter_map(|e| edgecheck_load::read::read_regular_text(e.path(), 1 << 20).ok())
+        .any(|text| {
+            text.lines().any(|l| {
+                let v = l.trim().strip_prefix("kind:").map(|v| v.trim().trim_matches(|c| c == '"' || c == '\''));
+                matches!(v, Some("Application" | "ApplicationSet" | "Kustomization"))
+            })
+        })
 }

@@ -482,6 +482,41 @@ fn flux_components_join_the_kustomization_at_the_path() {
     assert!(d.path().join("apps/books/kustomization.yaml").read_link().is_err());
     let k = std::fs::read_to_string(d.path().join("apps/books/kustomization.yaml")).expect("read");
     assert!(!k.contains("components"), "{k}");
+    // A checkout without `.git` (an archive, a CI's export): the components still resolve from the path.
+    std::fs::remove_dir_all(d.path().join(".git")).expect("remove .git");
+    let v = lint(&d, &[]);
+    let lod010: Vec<&serde_json::Value> =
+        v["findings"].as_array().expect("f").iter().filter(|f| f["code"] == "LOD010").collect();
+    assert!(lod010.is_empty(), "{lod010:?}");
+    let books_db =
+        v["objects"].as_array().expect("objects").iter().any(|o| o["namespace"] == "books" && o["name"] == "books-db");
+    assert!(books_db, "{v}");
+}
+
+/// A build made in a temporary directory that fails is told in the checkout's terms: no temporary path
+/// (which would differ from run to run) in the message.
+#[test]
+fn a_failing_flux_component_build_names_the_checkout_not_a_temporary_directory() {
+    let d = flux("example.com");
+    d.write(
+        "clusters/main/db.yaml",
+        "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {name: books, namespace: flux-system}\nspec:\n  path: ./apps/books\n  components: [../../components/missing]\n  sourceRef: {kind: GitRepository, name: flux-system}\n",
+    );
+    d.write("apps/books/kustomization.yaml", "resources: [app.yaml]\n");
+    d.write("apps/books/app.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: books}\n");
+    let v = lint(&d, &[]);
+    let messages: Vec<String> = v["findings"]
+        .as_array()
+        .expect("f")
+        .iter()
+        .filter(|f| f["code"] == "LOD010")
+        .map(|f| f["message"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(messages.len(), 1, "{v}");
+    let checkout = d.path().canonicalize().expect("checkout");
+    let missing = format!("{}/components/missing", checkout.display());
+    assert!(messages[0].contains(&missing), "{}", messages[0]);
+    assert!(!messages[0].contains("mirror"), "{}", messages[0]);
 }
 
 #[test]
@@ -1631,4 +1666,31 @@ fn a_refused_application_set_template_does_not_print_a_password() {
         }
     }
     assert!(seen, "the refusal is reported, with the password masked");
+}
+
+/// An app-of-apps chart that does not render (helm missing) makes Applications edgecheck cannot see: no
+/// directory is then said to be applied by no build. A chart that makes no Applications keeps the finding.
+#[test]
+fn directories_are_not_called_unapplied_when_an_app_of_apps_chart_did_not_render() {
+    let setup = |template: &str| {
+        let d = checkout();
+        d.write("argocd/root.yaml", application("root", &format!("  source:\n    repoURL: {REPO}\n    path: apps\n")));
+        d.write("apps/Chart.yaml", "apiVersion: v2\nname: apps\nversion: 0.1.0\n");
+        d.write("apps/templates/guestbook.yaml", template);
+        d.write("guestbook/svc.yaml", "apiVersion: v1\nkind: Service\nmetadata: {name: guestbook, namespace: web}\nspec:\n  ports: [{port: 80}]\n");
+        // A build that renders (kustomize), so that there is something applied.
+        d.write(
+            "argocd/other.yaml",
+            application("other", &format!("  source:\n    repoURL: {REPO}\n    path: other\n")),
+        );
+        d.write("other/kustomization.yaml", "resources: [cm.yaml]\n");
+        d.write("other/cm.yaml", "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: other}\n");
+        d
+    };
+    let app_template = "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata:\n  name: guestbook\n  namespace: argocd\nspec:\n  project: default\n  source:\n    repoURL: {{ .Values.repoURL }}\n    path: guestbook\n  destination: {server: https://kubernetes.default.svc, namespace: web}\n";
+    let v = lint(&setup(app_template), &["--helm", "/nonexistent/helm"]);
+    assert!(at(&v, "LOD011").is_empty(), "{v}");
+    // Near miss: the chart makes a ConfigMap only; `guestbook/` is applied by nothing.
+    let v = lint(&setup("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n"), &["--helm", "/nonexistent/helm"]);
+    assert_eq!(at(&v, "LOD011").len(), 1, "{v}");
 }

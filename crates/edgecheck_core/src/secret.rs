@@ -4,6 +4,7 @@
 use std::collections::BTreeMap;
 
 use crate::cert::{parse_pem, CertInfo, KeyInfo};
+use crate::value::Str;
 
 /// Keys whose values are not secret and may be kept (Argo CD repository Secrets name their URL,
 /// type and project in them; checks need the URL).
@@ -16,7 +17,7 @@ pub struct SecretInfo {
     /// `type`, defaulted to `Opaque`.
     pub secret_type: String,
     /// Each data key (from `data` and `stringData`) with the length of its decoded value in bytes.
-    pub lengths: BTreeMap<String, usize>,
+    pub lengths: Lengths,
     /// The certificates in `tls.crt`, in order (leaf first, as served).
     pub certs: Vec<CertInfo>,
     /// Why `tls.crt` could not be read, when it could not.
@@ -29,6 +30,52 @@ pub struct SecretInfo {
     pub kept: BTreeMap<String, String>,
     /// The data is encrypted in Git (SOPS); values cannot be read and are not judged.
     pub encrypted: bool,
+}
+
+/// Each data key of a Secret with its value's length, sorted by key. Held for every Secret of a lint: an
+/// exact-size slice of inline keys, not a tree (a `BTreeMap` node is ~370 bytes for a Secret's two keys).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Lengths(Box<[(Str, usize)]>);
+
+impl Lengths {
+    /// The length of `key`'s value.
+    pub fn get(&self, key: &str) -> Option<&usize> {
+        self.0.binary_search_by(|(k, _)| k.as_str().cmp(key)).ok().map(|i| &self.0[i].1)
+    }
+
+    /// Whether the data has `key`.
+    pub fn contains_key(&self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The keys, sorted.
+    pub fn keys(&self) -> impl Iterator<Item = &Str> {
+        self.0.iter().map(|(k, _)| k)
+    }
+
+    /// Whether the data is empty.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// Number of keys.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+}
+
+/// As the map it was (the render cache's format).
+impl serde::Serialize for Lengths {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, v)| (k.as_str(), v)))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Lengths {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Lengths, D::Error> {
+        let m = BTreeMap::<String, usize>::deserialize(d)?;
+        Ok(Lengths(m.into_iter().map(|(k, v)| (Str::from(k), v)).collect()))
+    }
 }
 
 /// A URL with the password of its userinfo replaced by `***` (`https://user:***@host/x`); other text as is.
@@ -49,8 +96,8 @@ impl SecretInfo {
             encrypted,
             ..SecretInfo::default()
         };
+        info.lengths = Lengths(values.iter().map(|(k, v)| (Str::from(k.as_str()), v.len())).collect());
         for (k, v) in values {
-            info.lengths.insert(k.clone(), v.len());
             if keep && NON_SECRET_KEYS.contains(&k.as_str()) {
                 // URLs may carry credentials (`https://user:token@host/...`): keep them without the password.
                 info.kept.insert(k.clone(), without_password(&String::from_utf8_lossy(v)));
@@ -117,6 +164,22 @@ impl SecretInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lengths_look_up_by_key_and_serialize_as_a_map() {
+        let values: BTreeMap<String, Vec<u8>> = [("tls.key", 3), ("ca.crt", 0), ("tls.crt", 5)]
+            .into_iter()
+            .map(|(k, n)| (k.to_string(), vec![0; n]))
+            .collect();
+        let info = SecretInfo::from_values("kubernetes.io/tls", &values, false, false);
+        assert_eq!(info.lengths.get("tls.crt"), Some(&5));
+        assert_eq!(info.lengths.get("ca.crt"), Some(&0));
+        assert!(info.lengths.contains_key("tls.key") && !info.lengths.contains_key("password"));
+        assert_eq!(info.lengths.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["ca.crt", "tls.crt", "tls.key"]);
+        let json = serde_json::to_string(&info.lengths).expect("json");
+        assert_eq!(json, r#"{"ca.crt":0,"tls.crt":5,"tls.key":3}"#);
+        assert_eq!(serde_json::from_str::<Lengths>(&json).expect("back"), info.lengths);
+    }
 
     #[test]
     fn passwords_are_dropped_from_kept_urls() {

@@ -37,7 +37,9 @@ impl CertSecretShared {
                     .obj(*sid)
                     .secret
                     .as_deref()
-                    .map(|i| i.lengths.keys().filter(|k| !TLS_KEYS.contains(&k.as_str())).cloned().collect())
+                    .map(|i| {
+                        i.lengths.keys().filter(|k| !TLS_KEYS.contains(&k.as_str())).map(|k| k.to_string()).collect()
+                    })
                     .unwrap_or_default(),
                 Target::Missing(_) => Vec::new(),
             };

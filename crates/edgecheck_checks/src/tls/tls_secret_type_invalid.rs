@@ -77,7 +77,7 @@ impl TlsSecretTypeInvalid {
                 continue;
             }
             let users: Vec<_> = users.iter().map(|u| u.from.to_ref()).collect();
-            let keys: Vec<&str> = info.lengths.keys().map(String::as_str).collect();
+            let keys: Vec<&str> = info.lengths.keys().map(|k| k.as_str()).collect();
             let mut b = out
                 .at(secret, field)
                 .message(format!(

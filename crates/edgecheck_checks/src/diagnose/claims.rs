@@ -64,6 +64,12 @@ struct Source {
     host: Option<String>,
 }
 
+/// Whether a claim takes the request: a Gateway API route only through a listener on the target's port
+/// (Ingresses and Traefik routes are taken by their controller's entry point).
+fn taken(c: &Claim) -> bool {
+    !matches!(c.kind, RouteKind::HttpRoute | RouteKind::GrpcRoute | RouteKind::TlsRoute) || !c.listeners.is_empty()
+}
+
 /// Claims by host, built once per run.
 pub struct ClaimIndex<'g> {
     graph: &'g Graph,
@@ -248,21 +254,56 @@ impl<'g> ClaimIndex<'g> {
                 let scheme = if https { "https" } else { "http" };
                 let t = TraceTarget::parse(&format!("{scheme}://{h}/"))?;
                 let claims = self.claims(&t);
-                if !claims.is_empty() {
+                if claims.iter().any(taken) {
                     return Some((t, claims));
                 }
-                // Claimed only below `/` (a `PathPrefix: /v1/` route): diagnose a path that is claimed, so the host
-                // is neither unclaimed nor judged by a request nobody routes.
-                let below = self.exact[h]
-                    .iter()
-                    .flat_map(|&i| self.paths_of(self.sources[i].route))
-                    .filter_map(|p| TraceTarget::parse(&format!("{scheme}://{h}{p}")))
-                    .map(|t| {
+                // Claimed only below `/` (a `PathPrefix: /v1/` route, a webhook's `/hook/` beside an HTTP-to-HTTPS
+                // redirect that no HTTPS listener takes), or only on another port (a TLS passthrough listener on
+                // 9094): diagnose a request that a claim takes, so the host is neither unclaimed nor judged by a
+                // request nobody routes.
+                let mut others: Vec<String> =
+                    self.exact[h].iter().flat_map(|&i| self.listener_roots(self.sources[i].route, h)).collect();
+                others.sort_unstable();
+                others.dedup();
+                let roots = std::iter::once(format!("{scheme}://{h}")).chain(others);
+                // Else the first request claimed at all (`/` first), else `/` unclaimed.
+                let mut first_claimed = None;
+                let mut seen = std::collections::HashSet::new();
+                let paths: Vec<String> = std::iter::once("/".to_string())
+                    .chain(self.exact[h].iter().flat_map(|&i| self.paths_of(self.sources[i].route)))
+                    .filter(|p| seen.insert(p.clone()))
+                    .collect();
+                for root in roots {
+                    for p in &paths {
+                        let Some(t) = TraceTarget::parse(&format!("{root}{p}")) else { continue };
                         let c = self.claims(&t);
-                        (t, c)
-                    })
-                    .find(|(_, c)| !c.is_empty());
-                Some(below.unwrap_or((t, claims)))
+                        if c.iter().any(taken) {
+                            return Some((t, c));
+                        }
+                        if first_claimed.is_none() && !c.is_empty() {
+                            first_claimed = Some((t, c));
+                        }
+                    }
+                }
+                Some(first_claimed.unwrap_or((t, claims)))
+            })
+            .collect()
+    }
+
+    /// `scheme://host:port` for each listener a Gateway API route is attached to, other than the scheme's
+    /// default port: where else the route may take the host.
+    fn listener_roots(&self, route: ObjId, host: &str) -> Vec<String> {
+        attached_listeners(self.graph, self.model, route)
+            .into_iter()
+            .filter_map(|(_, l)| {
+                let scheme = match l.protocol.as_str() {
+                    "HTTPS" | "TLS" => "https",
+                    "HTTP" => "http",
+                    _ => return None,
+                };
+                let port = u16::try_from(l.port).ok()?;
+                let default = if scheme == "https" { 443 } else { 80 };
+                (port != default).then(|| format!("{scheme}://{host}:{port}"))
             })
             .collect()
     }

@@ -482,3 +482,65 @@ fn a_route_naming_a_host_in_several_rules_and_a_wildcard_claims_it_once() {
     let b = d.claims.iter().filter(|c| c.contains("Ingress `web/b`")).count();
     assert_eq!((a, b), (1, 1), "{:?}", d.claims);
 }
+
+/// A host is diagnosed at a request a claim takes: not at `/` when only a redirect no HTTPS listener takes
+/// claims it there (a webhook under `/hook/`), not at 443 when its route is attached to a passthrough
+/// listener on 9094 only.
+#[test]
+fn a_host_is_diagnosed_where_an_attached_route_takes_it() {
+    let yaml = r#"
+apiVersion: gateway.networking.k8s.io/v1
+kind: Gateway
+metadata: {name: gw, namespace: gw}
+spec:
+  gatewayClassName: envoy
+  listeners:
+    - {name: http, port: 80, protocol: HTTP, allowedRoutes: {namespaces: {from: All}}}
+    - {name: https, port: 443, protocol: HTTPS, allowedRoutes: {namespaces: {from: All}}, tls: {certificateRefs: [{name: tls}]}}
+    - {name: kafka, port: 9094, protocol: TLS, tls: {mode: Passthrough}, allowedRoutes: {namespaces: {from: All}, kinds: [{kind: TLSRoute}]}}
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: https-redirect, namespace: gw}
+spec:
+  parentRefs: [{name: gw, sectionName: http}]
+  rules: [{filters: [{type: RequestRedirect, requestRedirect: {scheme: https, statusCode: 301}}]}]
+---
+apiVersion: gateway.networking.k8s.io/v1
+kind: HTTPRoute
+metadata: {name: webhook, namespace: flux}
+spec:
+  parentRefs: [{name: gw, namespace: gw, sectionName: https}]
+  hostnames: [hook.example.com]
+  rules:
+    - matches: [{path: {type: PathPrefix, value: /hook/}}]
+      backendRefs: [{name: receiver, port: 80}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: receiver, namespace: flux}
+spec: {ports: [{port: 80}]}
+---
+apiVersion: gateway.networking.k8s.io/v1alpha2
+kind: TLSRoute
+metadata: {name: broker, namespace: kafka}
+spec:
+  parentRefs: [{name: gw, namespace: gw, sectionName: kafka}]
+  hostnames: [broker.example.com]
+  rules: [{backendRefs: [{name: broker, port: 9094}]}]
+---
+apiVersion: v1
+kind: Service
+metadata: {name: broker, namespace: kafka}
+spec: {ports: [{port: 9094}]}
+"#;
+    let options = Options::default();
+    let graph = Graph::build(edgecheck_load::load_text("t.yaml", yaml), &options);
+    let a =
+        crate::analyze(&graph, &options, crate::test_support::NOW, &Selection::default(), &[], &[], Diagnose::Hosts);
+    let target = |host: &str| {
+        a.diagnoses.iter().find(|d| d.target.host == host).map(|d| d.target.target.clone()).unwrap_or_default()
+    };
+    assert_eq!(target("hook.example.com"), "https://hook.example.com/hook/", "{:?}", a.diagnoses);
+    assert_eq!(target("broker.example.com"), "https://broker.example.com:9094/", "{:?}", a.diagnoses);
+}

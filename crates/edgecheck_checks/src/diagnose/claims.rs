@@ -240,54 +240,59 @@ impl<'g> ClaimIndex<'g> {
 
     /// [`ClaimIndex::hosts`], each with its [`ClaimIndex::claims`] (worked out in parallel).
     pub fn hosts_claimed(&self) -> Vec<(TraceTarget, Vec<Claim>)> {
-        let mut hosts: Vec<&String> = self.exact.keys().collect();
-        hosts.sort();
+        self.claimed_hosts().into_par_iter().filter_map(|h| self.host_claimed(h)).collect()
+    }
+
+    /// The exact hosts claims name, sorted.
+    pub fn claimed_hosts(&self) -> Vec<&str> {
+        let mut hosts: Vec<&str> = self.exact.keys().map(String::as_str).collect();
+        hosts.sort_unstable();
         hosts
-            .into_par_iter()
-            .filter_map(|h| {
-                // A placeholder (`portal.${domain}`) is no host yet: nothing to diagnose.
-                if edgecheck_core::hostname::malformed(h).is_some() || edgecheck_core::placeholder::unresolved(h) {
-                    return None;
+    }
+
+    /// The request at which `h` (one of [`ClaimIndex::claimed_hosts`]) is diagnosed, and its claims; `None` for
+    /// a name that is no host yet.
+    pub fn host_claimed(&self, h: &str) -> Option<(TraceTarget, Vec<Claim>)> {
+        // A placeholder (`portal.${domain}`) is no host yet: nothing to diagnose.
+        if edgecheck_core::hostname::malformed(h).is_some() || edgecheck_core::placeholder::unresolved(h) {
+            return None;
+        }
+        let https = self.exact[h].iter().any(|&i| self.serves_tls(self.sources[i].route, self.sources[i].kind, h));
+        let scheme = if https { "https" } else { "http" };
+        let t = TraceTarget::parse(&format!("{scheme}://{h}/"))?;
+        let claims = self.claims(&t);
+        if claims.iter().any(taken) {
+            return Some((t, claims));
+        }
+        // Claimed only below `/` (a `PathPrefix: /v1/` route, a webhook's `/hook/` beside an HTTP-to-HTTPS
+        // redirect that no HTTPS listener takes), or only on another port (a TLS passthrough listener on
+        // 9094): diagnose a request that a claim takes, so the host is neither unclaimed nor judged by a
+        // request nobody routes.
+        let mut others: Vec<String> =
+            self.exact[h].iter().flat_map(|&i| self.listener_roots(self.sources[i].route, h)).collect();
+        others.sort_unstable();
+        others.dedup();
+        let roots = std::iter::once(format!("{scheme}://{h}")).chain(others);
+        // Else the first request claimed at all (`/` first), else `/` unclaimed.
+        let mut first_claimed = None;
+        let mut seen = std::collections::HashSet::new();
+        let paths: Vec<String> = std::iter::once("/".to_string())
+            .chain(self.exact[h].iter().flat_map(|&i| self.paths_of(self.sources[i].route)))
+            .filter(|p| seen.insert(p.clone()))
+            .collect();
+        for root in roots {
+            for p in &paths {
+                let Some(t) = TraceTarget::parse(&format!("{root}{p}")) else { continue };
+                let c = self.claims(&t);
+                if c.iter().any(taken) {
+                    return Some((t, c));
                 }
-                let https =
-                    self.exact[h].iter().any(|&i| self.serves_tls(self.sources[i].route, self.sources[i].kind, h));
-                let scheme = if https { "https" } else { "http" };
-                let t = TraceTarget::parse(&format!("{scheme}://{h}/"))?;
-                let claims = self.claims(&t);
-                if claims.iter().any(taken) {
-                    return Some((t, claims));
+                if first_claimed.is_none() && !c.is_empty() {
+                    first_claimed = Some((t, c));
                 }
-                // Claimed only below `/` (a `PathPrefix: /v1/` route, a webhook's `/hook/` beside an HTTP-to-HTTPS
-                // redirect that no HTTPS listener takes), or only on another port (a TLS passthrough listener on
-                // 9094): diagnose a request that a claim takes, so the host is neither unclaimed nor judged by a
-                // request nobody routes.
-                let mut others: Vec<String> =
-                    self.exact[h].iter().flat_map(|&i| self.listener_roots(self.sources[i].route, h)).collect();
-                others.sort_unstable();
-                others.dedup();
-                let roots = std::iter::once(format!("{scheme}://{h}")).chain(others);
-                // Else the first request claimed at all (`/` first), else `/` unclaimed.
-                let mut first_claimed = None;
-                let mut seen = std::collections::HashSet::new();
-                let paths: Vec<String> = std::iter::once("/".to_string())
-                    .chain(self.exact[h].iter().flat_map(|&i| self.paths_of(self.sources[i].route)))
-                    .filter(|p| seen.insert(p.clone()))
-                    .collect();
-                for root in roots {
-                    for p in &paths {
-                        let Some(t) = TraceTarget::parse(&format!("{root}{p}")) else { continue };
-                        let c = self.claims(&t);
-                        if c.iter().any(taken) {
-                            return Some((t, c));
-                        }
-                        if first_claimed.is_none() && !c.is_empty() {
-                            first_claimed = Some((t, c));
-                        }
-                    }
-                }
-                Some(first_claimed.unwrap_or((t, claims)))
-            })
-            .collect()
+            }
+        }
+        Some(first_claimed.unwrap_or((t, claims)))
     }
 
     /// `scheme://host:port` for each listener a Gateway API route is attached to, other than the scheme's

@@ -425,15 +425,17 @@ pub(crate) fn diagnose(
 /// Diagnoses every host the inventory claims (lint, scan): broken ones first. Hosts with nothing
 /// wrong keep their verdict and claims but not their path nodes.
 pub(crate) fn diagnose_all(graph: &Graph, model: &Model, cx: &PathIndex<'_>, findings: &[Finding]) -> Vec<Diagnosis> {
-    // Each host's claims are worked out once, with the host (and in parallel): they decide which hosts are
-    // diagnosed and are the doors of each diagnosis.
-    let targets = cx.claims.hosts_claimed();
+    // Each host's claims are worked out once, with the host (and in parallel): they decide where the host is
+    // diagnosed and are the doors of its diagnosis. They are dropped with the host's diagnosis made: all of
+    // them held at once would be a claim, its lines and its fields for every host of the repository.
+    let hosts = cx.claims.claimed_hosts();
     let index = root::FindingIndex::build(findings);
     let inputs = Inputs { graph, model, cx, findings, index: &index };
-    let mut out: Vec<Diagnosis> = targets
+    let mut out: Vec<Diagnosis> = hosts
         .par_iter()
+        .filter_map(|h| cx.claims.host_claimed(h))
         .map(|(t, claims)| {
-            let mut d = one_verdict(&inputs, t, claims, None);
+            let mut d = one_verdict(&inputs, &t, &claims, None);
             if d.verdict == Verdict::Ok {
                 // A healthy host is listed, not drawn: its path is what `trace` shows. Dropped, not cleared:
                 // a cleared vector keeps its buffer, the path's size for every healthy host.

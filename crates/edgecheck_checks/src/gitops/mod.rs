@@ -9,6 +9,7 @@ mod application_source_path_missing;
 mod application_sync_failed;
 pub(crate) mod crd_sync_wave_late;
 mod external_secret_defaults_drift;
+mod flux_dependency_missing;
 mod ignore_differences_not_respected;
 mod repository_host_key_missing;
 
@@ -30,6 +31,7 @@ pub(crate) const CHECKS: &[&dyn Check] = &[
     &application_comparison_error::ApplicationComparisonError,
     &application_degraded::ApplicationDegraded,
     &application_out_of_sync::ApplicationOutOfSync,
+    &flux_dependency_missing::FluxDependencyMissing,
     // --- over live observations (probe, trace)
     &gitops_green_data_plane_red::GitopsGreenDataPlaneRed,
 ];

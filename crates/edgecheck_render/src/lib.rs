@@ -18,7 +18,7 @@ pub mod run;
 pub mod tools;
 mod values;
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -334,7 +334,8 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         .filter_map(|o| o.source.file.as_deref())
         .map(|f| f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string()))
         .collect();
-    let mut loose: BTreeMap<String, usize> = BTreeMap::new();
+    // Per directory: how many objects no build applies, and in which files.
+    let mut loose: BTreeMap<String, (usize, BTreeSet<String>)> = BTreeMap::new();
     foreign_dirs.retain(|d| !d.is_empty());
     // Filtered in place: a second vector of every object would double the largest allocation of a lint.
     files.retain_mut(|o| {
@@ -360,7 +361,10 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
                 return false;
             }
             if !objects.is_empty() {
-                *loose.entry(f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string())).or_default() += 1;
+                let (dir, name) = f.rsplit_once('/').unwrap_or(("", f));
+                let e = loose.entry(dir.to_string()).or_default();
+                e.0 += 1;
+                e.1.insert(name.to_string());
                 o.source.loose = true;
             }
         }
@@ -372,19 +376,25 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         objects.reserve_exact(files.len());
         objects.extend(files);
     }
-    inv.loose = loose.values().sum();
+    inv.loose = loose.values().map(|(n, _)| n).sum();
     if unknown_builds {
         loose.clear();
     }
-    for (dir, n) in loose {
+    for (dir, (n, names)) in loose {
+        // Which files, so that the reader need not diff the directory against its kustomization.
+        const SHOWN: usize = 5;
+        let mut files = names.iter().take(SHOWN).map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ");
+        if names.len() > SHOWN {
+            files.push_str(&format!(" and {} more", names.len() - SHOWN));
+        }
         problems.push(LoadProblem {
             kind: LoadProblemKind::NotApplied,
             file: if dir.is_empty() { ".".into() } else { dir },
             line: None,
             message: format!(
-                "{n} object{} here {} applied by no build",
+                "{n} object{} here {} applied by no build ({files})",
                 if n == 1 { "" } else { "s" },
-                if n == 1 { "is" } else { "are" }
+                if n == 1 { "is" } else { "are" },
             ),
             object: None,
             other: None,

@@ -193,7 +193,8 @@ fn healthy(
         (false, true) => Verdict::Unclaimed,
     };
     let summary = if claimed {
-        format!("{}: no problem found on the path ({} nodes)", t.target, nodes.len())
+        // No count of the path's nodes: `lint` leaves a healthy host's nodes out.
+        format!("{}: no problem found on the path", t.target)
     } else if !unlisted.is_empty() {
         format!(
             "{}: who claims {} is unknown: {} could not be listed (LOD007), and no object that was read claims it",

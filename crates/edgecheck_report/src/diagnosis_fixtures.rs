@@ -186,6 +186,8 @@ pub fn diagnoses() -> Vec<Diagnosis> {
         causes: vec![],
         also: vec![5],
         claims: vec!["HTTPRoute shop/web claims shop.example.com".into()],
+        root: None,
+        cluster: None,
     };
     let api = Diagnosis {
         target: TraceTarget::parse("http://api.example.com/").expect("target"),
@@ -222,6 +224,8 @@ pub fn diagnoses() -> Vec<Diagnosis> {
         causes: vec![],
         also: vec![],
         claims: vec![],
+        root: None,
+        cluster: None,
     };
     vec![shop, api]
 }

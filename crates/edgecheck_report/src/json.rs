@@ -155,7 +155,7 @@ pub fn diagnosis_json(d: &Diagnosis) -> Value {
             Value::Object(m)
         })
         .collect();
-    json!({
+    let mut out = json!({
         "target": d.target.target,
         "host": d.target.host,
         "port": d.target.port,
@@ -176,7 +176,17 @@ pub fn diagnosis_json(d: &Diagnosis) -> Value {
         "also": d.also,
         "claims": d.claims,
         "nodes": nodes,
-    })
+    });
+    // As on findings: which of a run's inventories claims the host.
+    if let Some(m) = out.as_object_mut() {
+        if let Some(r) = &d.root {
+            m.insert("root".into(), r.clone().into());
+        }
+        if let Some(c) = &d.cluster {
+            m.insert("cluster".into(), c.clone().into());
+        }
+    }
+    out
 }
 
 /// The whole document.

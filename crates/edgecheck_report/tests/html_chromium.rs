@@ -146,6 +146,8 @@ fn diagnosis() -> Diagnosis {
         causes: vec![],
         also: vec![],
         claims: vec![],
+        root: None,
+        cluster: None,
     }
 }
 

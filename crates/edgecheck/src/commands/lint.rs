@@ -166,11 +166,15 @@ impl Part {
         self.settings.fail_on.is_some_and(|t| self.analysis.findings.iter().any(|f| f.severity.reaches(t)))
     }
 
-    /// Its root and cluster on each finding (JSON's flat `root` and `cluster`).
+    /// Its root and cluster on each finding and diagnosis (JSON's flat `root` and `cluster`).
     fn scope_findings(&mut self) {
         for f in &mut self.analysis.findings {
             f.root.clone_from(&self.root);
             f.cluster.clone_from(&self.cluster);
+        }
+        for d in &mut self.analysis.diagnoses {
+            d.root.clone_from(&self.root);
+            d.cluster.clone_from(&self.cluster);
         }
     }
 

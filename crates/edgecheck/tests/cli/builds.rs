@@ -220,3 +220,32 @@ fn kustomizations_that_include_each_other_end() {
     assert_eq!(objs.len(), 2, "{objs:?}");
     assert!(objs.iter().all(|o| o.starts_with("ConfigMap/ns-")), "{objs:?}");
 }
+
+/// A host two clusters claim is diagnosed in each, and each diagnosis says which cluster's it is.
+#[test]
+fn a_host_of_two_clusters_is_diagnosed_in_each_and_says_which() {
+    let d = Dir::new();
+    for env in ["staging", "production"] {
+        d.write(
+            &format!("clusters/{env}/sync.yaml"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{env}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+        d.write(
+            &format!("clusters/{env}/apps.yaml"),
+            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  path: ./apps/{env}\n  targetNamespace: web\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+        );
+        d.write(&format!("apps/{env}/kustomization.yaml"), "resources: [web.yaml]\n");
+        d.write(&format!("apps/{env}/web.yaml"), format!("{CLASS}---\n{INGRESS}---\n{SVC}---\n{DEPLOY}"));
+    }
+    let r = edgecheck(d.path(), &["lint", ".", "--format", "json"]);
+    let v = json(&r);
+    let mut seen: Vec<(String, String)> = v["diagnoses"]
+        .as_array()
+        .expect("diagnoses")
+        .iter()
+        .map(|x| (x["host"].as_str().unwrap_or("-").to_string(), x["cluster"].as_str().unwrap_or("-").to_string()))
+        .collect();
+    seen.sort();
+    let host = "web.example.com".to_string();
+    assert_eq!(seen, [(host.clone(), "production".to_string()), (host, "staging".to_string())], "{}", r.stdout);
+}

@@ -343,6 +343,11 @@ pub struct Diagnosis {
     pub also: Vec<usize>,
     /// How the claim was chosen, and other claims of the same host.
     pub claims: Vec<String>,
+    /// The root (a repository linted apart) whose inventory claims the host, when a run has several.
+    pub root: Option<String>,
+    /// The cluster whose inventory claims the host, when the builds name one (a host of two clusters is
+    /// diagnosed in each).
+    pub cluster: Option<String>,
 }
 
 impl Diagnosis {

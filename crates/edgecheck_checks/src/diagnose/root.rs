@@ -96,6 +96,8 @@ pub(super) fn conclude(
         causes,
         also,
         claims,
+        root: None,
+        cluster: None,
     }
 }
 
@@ -223,6 +225,8 @@ fn healthy(
         causes: Vec::new(),
         also,
         claims,
+        root: None,
+        cluster: None,
     }
 }
 

@@ -204,7 +204,13 @@ fn message(stderr: &[u8], code: Option<i32>) -> String {
     // kustomize's deprecation notes (`# Warning: 'commonLabels' is deprecated…`) are not why it failed.
     let lines: Vec<&str> =
         text.lines().map(|l| unprefixed(l.trim())).filter(|l| !l.is_empty() && !l.starts_with("# Warning:")).collect();
-    let tail = lines[lines.len().saturating_sub(3)..].join("; ");
+    // The first line (what failed: kustomize's `trouble configuring builtin PatchTransformer`) and the last
+    // two (why); lines between are mostly the configuration it echoes.
+    let tail = if lines.len() > 3 {
+        format!("{} … {}", lines[0], lines[lines.len() - 2..].join("; "))
+    } else {
+        lines.join("; ")
+    };
     let mut tail = edgecheck_core::redact::credentials(&tail).into_owned();
     // Paths as the user sees them: the working directory's absolute prefix dropped.
     if let Ok(cwd) = std::env::current_dir() {
@@ -271,6 +277,12 @@ mod tests {
         let mut c = Command::new("sh");
         c.args(["-c", "echo 'E1203 17:36:03.539713   22960 run.go:72] \"command failed\" err=\"boom\"' >&2; exit 1"]);
         assert_eq!(run(c, b(Duration::from_secs(10), 4096)), Err(RunError::Failed("boom".into())));
+        // A many-line error keeps what failed (its first line) and why (its last).
+        let mut c = Command::new("sh");
+        c.args(["-c", "printf 'trouble configuring builtin PatchTransformer with config: `\\npath: helm-patch.yaml\\ntarget:\\n  kind: HelmChart\\n`: illegally qualifies as both an SM and JSON patch\\n' >&2; exit 1"]);
+        let Err(RunError::Failed(m)) = run(c, b(Duration::from_secs(10), 4096)) else { panic!("fails") };
+        assert!(m.starts_with("trouble configuring builtin PatchTransformer"), "{m}");
+        assert!(m.ends_with("illegally qualifies as both an SM and JSON patch"), "{m}");
         // Deprecation notes dropped; a long nested error keeps its cause, at the end.
         let mut c = Command::new("sh");
         let long = format!("accumulating resources: {}: expected kind != 'Component'", "x".repeat(900));

@@ -93,8 +93,9 @@ pub fn render_html(report: &Report<'_>) -> String {
         for (di, d) in report.diagnoses.iter().enumerate() {
             let _ = writeln!(
                 out,
-                "<li><a href=\"#d{di}\">{}</a> <span class=\"verdict {v}\">{v}</span></li>",
+                "<li><a href=\"#d{di}\">{}</a>{} <span class=\"verdict {v}\">{v}</span></li>",
                 esc(&d.target.target),
+                esc(&scope(d)),
                 v = d.verdict.as_str()
             );
         }
@@ -134,10 +135,20 @@ fn plural(n: usize) -> &'static str {
     }
 }
 
+/// Whose inventory claims the host, when a run has several (` (cluster prod)`); empty otherwise.
+fn scope(d: &Diagnosis) -> String {
+    match (&d.root, &d.cluster) {
+        (Some(r), Some(c)) => format!(" ({r}, cluster {c})"),
+        (Some(r), None) => format!(" ({r})"),
+        (None, Some(c)) => format!(" (cluster {c})"),
+        (None, None) => String::new(),
+    }
+}
+
 fn diagnosis(out: &mut String, findings: &[Finding], di: usize, d: &Diagnosis) {
     let v = d.verdict.as_str();
     let _ = writeln!(out, "<section class=\"diagnosis\" id=\"d{di}\">");
-    let _ = writeln!(out, "<h2><span class=\"verdict {v}\">{v}</span>{}</h2>", esc(&d.target.target));
+    let _ = writeln!(out, "<h2><span class=\"verdict {v}\">{v}</span>{}{}</h2>", esc(&d.target.target), esc(&scope(d)));
     let _ = writeln!(out, "<p class=\"summary\">{}</p>", esc(&d.summary));
     if d.nodes.is_empty() {
         let _ = writeln!(out, "<p class=\"nopath\">{}</p>", esc(empty_path_note(d)));
@@ -612,6 +623,16 @@ mod tests {
         }
         assert!(!lines.concat().chars().any(char::is_control));
         assert_eq!(lines.concat().replace(' ', ""), PLANTED_LABEL.replace([' ', '\n'], ""));
+    }
+
+    #[test]
+    fn a_diagnosis_says_whose_inventory_it_is() {
+        let page = with_report(|r| {
+            let mut diagnoses = r.diagnoses.to_vec();
+            diagnoses[0].cluster = Some("prod <eu>".into());
+            render_html(&Report { diagnoses: &diagnoses, ..*r })
+        });
+        assert_eq!(page.matches(" (cluster prod &lt;eu&gt;)").count(), 2, "the nav entry and the heading");
     }
 
     #[test]

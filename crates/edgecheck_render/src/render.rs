@@ -668,8 +668,9 @@ pub fn makes_builds(how: &How) -> bool {
         .into_iter()
         .flatten()
         .filter(|e| e.file_type().is_file())
-        .take(1000)
-        .filter_map(|e| edgecheck_load::read::read_regular_text(e.path(), 1 << 20).ok())
+        // Bounded: a chart's templates are few and small; a hostile one is not read to the end.
+        .take(500)
+        .filter_map(|e| edgecheck_load::read::read_regular_text(e.path(), 256 << 10).ok())
         .any(|text| {
             text.lines().any(|l| {
                 let v = l.trim().strip_prefix("kind:").map(|v| v.trim().trim_matches(|c| c == '"' || c == '\''));

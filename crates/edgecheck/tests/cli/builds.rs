@@ -128,19 +128,25 @@ fn a_service_a_chart_renders_into_the_namespace_is_not_reported_missing() {
     assert!(codes(&v).contains(&"BKD001".to_string()), "{v}");
 }
 
+/// A Flux cluster `clusters/{env}`: its sync Kustomization and one, `apps`, that applies `apps/{env}` (with
+/// `spec` lines `extra`).
+fn flux_cluster(d: &Dir, env: &str, extra: &str) {
+    d.write(
+        &format!("clusters/{env}/sync.yaml"),
+        format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{env}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+    );
+    d.write(
+        &format!("clusters/{env}/apps.yaml"),
+        format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  path: ./apps/{env}\n{extra}  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
+    );
+}
+
 #[test]
 fn overlays_and_clusters_are_alternatives_and_patches_are_not_objects() {
     let d = Dir::new();
     // Two environments, each a build of its own: the same names are alternatives, not duplicates.
     for env in ["staging", "production"] {
-        d.write(
-            &format!("clusters/{env}/sync.yaml"),
-            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{env}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
-        );
-        d.write(
-            &format!("clusters/{env}/apps.yaml"),
-            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  path: ./apps/{env}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
-        );
+        flux_cluster(&d, env, "");
         // A patch file holds a partial HelmRelease merged into the base's.
         d.write(
             &format!("apps/{env}/kustomization.yaml"),
@@ -226,14 +232,7 @@ fn kustomizations_that_include_each_other_end() {
 fn a_host_of_two_clusters_is_diagnosed_in_each_and_says_which() {
     let d = Dir::new();
     for env in ["staging", "production"] {
-        d.write(
-            &format!("clusters/{env}/sync.yaml"),
-            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec:\n  path: ./clusters/{env}\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
-        );
-        d.write(
-            &format!("clusters/{env}/apps.yaml"),
-            format!("apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: apps, namespace: flux-system}}\nspec:\n  path: ./apps/{env}\n  targetNamespace: web\n  sourceRef: {{kind: GitRepository, name: flux-system}}\n"),
-        );
+        flux_cluster(&d, env, "  targetNamespace: web\n");
         d.write(&format!("apps/{env}/kustomization.yaml"), "resources: [web.yaml]\n");
         d.write(&format!("apps/{env}/web.yaml"), format!("{CLASS}---\n{INGRESS}---\n{SVC}---\n{DEPLOY}"));
     }

@@ -53,7 +53,7 @@ impl FluxDependencyMissing {
                         continue;
                     }
                     let Some(severity) = cx.graph.absence(&kind, ns) else { continue };
-                    let dep_ref = format!("{}/{name}", ns.unwrap_or(""));
+                    let dep_ref = ns.map_or_else(|| name.to_string(), |ns| format!("{ns}/{name}"));
                     out.at(obj, &format!("spec.dependsOn[{i}].name"))
                         .severity(severity)
                         .message(format!(

@@ -127,7 +127,7 @@ pub fn run(mut cmd: Command, bounds: Bounds) -> Result<String, RunError> {
 /// The resident memory in bytes of process `pid` and its descendants, from `/proc` (0 where `/proc` cannot
 /// tell: the limit then rests on the deadline and the output bound alone). Bounded: at most 256 processes.
 fn tree_rss(pid: u32) -> u64 {
-    tree_pids(pid)
+    tree(pid, |_| {})
         .into_iter()
         .map(|p| {
             let status = std::fs::read_to_string(format!("/proc/{p}/status")).unwrap_or_default();
@@ -141,15 +141,16 @@ fn tree_rss(pid: u32) -> u64 {
         .sum()
 }
 
-/// Process `pid` and its descendants, `pid` first, from `/proc` (only `pid` where `/proc` cannot tell).
-/// Bounded: at most 256 processes.
-fn tree_pids(pid: u32) -> Vec<u32> {
+/// Process `pid` and its descendants, `pid` first, from `/proc` (only `pid` where `/proc` cannot tell);
+/// `visit` sees each before its children are listed. Bounded: at most 256 processes.
+fn tree(pid: u32, mut visit: impl FnMut(u32)) -> Vec<u32> {
     let mut out = Vec::new();
     let mut todo = vec![pid];
     while let Some(p) = todo.pop() {
         if out.len() >= 256 {
             break;
         }
+        visit(p);
         out.push(p);
         todo.extend(children(p));
     }
@@ -182,17 +183,8 @@ fn kill(child: &mut std::process::Child) {
                 let _ = kill(Pid::from_raw(p), s);
             }
         };
-        let mut tree = Vec::new();
-        let mut todo = vec![child.id()];
-        while let Some(p) = todo.pop() {
-            if tree.len() >= 256 {
-                break;
-            }
-            signal(p, Signal::SIGSTOP);
-            tree.push(p);
-            todo.extend(children(p));
-        }
-        tree.iter().for_each(|p| signal(*p, Signal::SIGKILL));
+        let stopped = tree(child.id(), |p| signal(p, Signal::SIGSTOP));
+        stopped.iter().for_each(|p| signal(*p, Signal::SIGKILL));
     }
     let _ = child.kill();
     let _ = child.wait();

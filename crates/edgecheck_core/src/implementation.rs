@@ -9,6 +9,7 @@
 //! implementation's extensions are accepted: edgecheck never calls a kind invalid that some
 //! implementation routes to.
 
+use crate::doc::ValueRef;
 use crate::graph::{EdgeKind, Graph, ObjId};
 use crate::views;
 
@@ -195,19 +196,19 @@ pub fn class_made_by_chart(graph: &Graph, name: &str) -> bool {
     if rows.is_empty() {
         return false;
     }
-    let s = |v: &crate::value::Value, p: &str| v.pointer(p).and_then(crate::value::Value::as_str).map(str::to_string);
+    let s = |v: ValueRef<'_>, p: &str| v.pointer(p).and_then(ValueRef::as_str).map(str::to_string);
     graph.iter().any(|(_, o)| {
-        let v = &o.value;
+        let v = o.value.root();
         // (chart, its inline values) for each way an object installs a chart
-        let mut charts: Vec<(String, Option<&crate::value::Value>)> = Vec::new();
+        let mut charts: Vec<(String, Option<ValueRef<'_>>)> = Vec::new();
         match (o.kind.group.as_str(), o.kind.kind.as_str()) {
             ("helm.toolkit.fluxcd.io", "HelmRelease") => {
                 let chart = s(v, "/spec/chart/spec/chart").or_else(|| chart_ref(graph, o));
                 charts.extend(chart.map(|c| (c, v.pointer("/spec/values"))));
             }
             ("argoproj.io", "Application") => {
-                let sources: Vec<&crate::value::Value> = match (v.pointer("/spec/source"), v.pointer("/spec/sources")) {
-                    (_, Some(crate::value::Value::Array(a))) => a.iter().collect(),
+                let sources: Vec<ValueRef<'_>> = match (v.pointer("/spec/source"), v.pointer("/spec/sources")) {
+                    (_, Some(a)) if a.is_array() => a.as_array().into_iter().flatten().collect(),
                     (Some(src), _) => vec![src],
                     _ => Vec::new(),
                 };
@@ -223,7 +224,8 @@ pub fn class_made_by_chart(graph: &Graph, name: &str) -> bool {
             rows.iter().any(|(c, _, switch, _)| {
                 *c == chart
                     && (switch.is_empty()
-                        || values.and_then(|v| v.pointer(switch)).and_then(crate::value::Value::as_bool) != Some(false))
+                        || values.and_then(|v| v.pointer(switch)).and_then(crate::doc::ValueRef::as_bool)
+                            != Some(false))
             })
         })
     })
@@ -234,16 +236,16 @@ pub fn class_made_by_chart(graph: &Graph, name: &str) -> bool {
 /// it refers to.
 fn chart_ref(graph: &Graph, release: &crate::Object) -> Option<String> {
     let r = release.value.pointer("/spec/chartRef")?;
-    let name = r.get("name").and_then(crate::value::Value::as_str)?;
-    let ns = r.get("namespace").and_then(crate::value::Value::as_str).or(release.namespace.as_deref());
-    let url = (r.get("kind").and_then(crate::value::Value::as_str) == Some("OCIRepository"))
+    let name = r.get("name").and_then(crate::doc::ValueRef::as_str)?;
+    let ns = r.get("namespace").and_then(crate::doc::ValueRef::as_str).or(release.namespace.as_deref());
+    let url = (r.get("kind").and_then(crate::doc::ValueRef::as_str) == Some("OCIRepository"))
         .then(|| {
             graph.iter().find_map(|(_, o)| {
                 (o.kind.group == "source.toolkit.fluxcd.io"
                     && o.kind.kind == "OCIRepository"
                     && o.name == name
                     && o.namespace.as_deref() == ns)
-                    .then(|| o.value.pointer("/spec/url").and_then(crate::value::Value::as_str))
+                    .then(|| o.value.pointer("/spec/url").and_then(crate::doc::ValueRef::as_str))
                     .flatten()
             })
         })

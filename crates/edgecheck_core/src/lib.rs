@@ -6,6 +6,7 @@
 
 pub mod cert;
 pub mod check;
+pub mod doc;
 pub mod duration;
 pub mod finding;
 pub mod go_base64;
@@ -30,6 +31,7 @@ pub mod value;
 pub mod views;
 
 pub use check::{CheckMeta, Options};
+pub use doc::{Doc, MapRef, SeqRef, ValueRef};
 pub use finding::{Finding, FindingBuilder, Findings, Note};
 pub use graph::{Edge, EdgeKind, Graph, ObjId, Target};
 pub use inventory::{Build, Inventory, LoadProblem, LoadProblemKind, NodeConfig, RepoInfo, Unchecked};

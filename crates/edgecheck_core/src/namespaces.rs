@@ -4,9 +4,8 @@
 //! `Namespace` object, as `kustomize build` does. A base two overlays put in different namespaces is
 //! rendered twice in a cluster; the inventory holds it once, so such a base keeps its own namespace.
 
+use crate::doc::ValueRef;
 use std::collections::{BTreeSet, HashMap, HashSet};
-
-use crate::value::Value;
 
 use crate::graph::under;
 use crate::inventory::Build;
@@ -192,9 +191,9 @@ fn flux_target(o: &Object) -> Option<(&str, Option<&str>, bool)> {
         return None;
     }
     let spec = o.value.get("spec")?;
-    let git = spec.pointer("/sourceRef/kind").and_then(Value::as_str).is_none_or(|k| k == "GitRepository");
-    let ns = spec.get("targetNamespace").and_then(Value::as_str).filter(|s| !s.is_empty());
-    let path = spec.get("path").and_then(Value::as_str).unwrap_or("./");
+    let git = spec.pointer("/sourceRef/kind").and_then(ValueRef::as_str).is_none_or(|k| k == "GitRepository");
+    let ns = spec.get("targetNamespace").and_then(ValueRef::as_str).filter(|s| !s.is_empty());
+    let path = spec.get("path").and_then(ValueRef::as_str).unwrap_or("./");
     // Another source (an ExternalArtifact, an OCIRepository, a Bucket) packs directories of this checkout, or
     // of none: its path is one of them only when found below the Kustomization's own directories, never the
     // artifact's root (Flux's own manifests come from an OCIRepository at `path: ./`).
@@ -220,9 +219,12 @@ fn narrowed(k: &Kustomizations<'_>, d: &str, dir: &str) -> bool {
 /// `(namespace, name)` of the GitRepository a Flux Kustomization builds from.
 fn source_key(o: &Object) -> (Option<String>, String) {
     let r = o.value.pointer("/spec/sourceRef");
-    let name = r.and_then(|r| r.get("name")).and_then(Value::as_str).unwrap_or("").to_string();
-    let ns =
-        r.and_then(|r| r.get("namespace")).and_then(Value::as_str).map(str::to_string).or_else(|| o.namespace.clone());
+    let name = r.and_then(|r| r.get("name")).and_then(ValueRef::as_str).unwrap_or("").to_string();
+    let ns = r
+        .and_then(|r| r.get("namespace"))
+        .and_then(ValueRef::as_str)
+        .map(str::to_string)
+        .or_else(|| o.namespace.clone());
     (ns, name)
 }
 
@@ -240,7 +242,7 @@ fn foreign_sources(objects: &[Object], repos: &[crate::RepoInfo]) -> HashSet<(Op
         .filter(|o| {
             o.value
                 .pointer("/spec/url")
-                .and_then(Value::as_str)
+                .and_then(ValueRef::as_str)
                 .is_some_and(|u| !remotes.contains(&crate::graph::normalize_repo_url(u)))
         })
         .map(|o| (o.namespace.clone(), o.name.clone()))

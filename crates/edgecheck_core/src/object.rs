@@ -3,7 +3,7 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::value::Value;
+use crate::doc::{Doc, MapRef};
 
 use crate::kind::{Kind, K};
 use crate::secret::SecretInfo;
@@ -313,8 +313,8 @@ pub struct Object {
     pub namespace: Option<String>,
     /// `metadata.name` (or `generateName` when no name is set).
     pub name: String,
-    /// The object. For Secrets, `data` and `stringData` values are replaced by `null`.
-    pub value: Value,
+    /// The object, packed ([`Doc`]). For Secrets, `data` and `stringData` values are replaced by `null`.
+    pub value: Doc,
     /// Where it came from.
     pub source: Source,
     /// For Secrets: what was learned from the data, never the values.
@@ -361,7 +361,7 @@ impl Object {
     }
 
     /// `metadata.labels` as a map.
-    pub fn labels(&self) -> Option<&crate::value::Map> {
+    pub fn labels(&self) -> Option<MapRef<'_>> {
         self.value.get("metadata")?.get("labels")?.as_object()
     }
 

@@ -560,7 +560,7 @@ impl Value {
     }
 }
 
-fn unescape(token: &str) -> std::borrow::Cow<'_, str> {
+pub(crate) fn unescape(token: &str) -> std::borrow::Cow<'_, str> {
     if token.contains('~') {
         token.replace("~1", "/").replace("~0", "~").into()
     } else {
@@ -569,7 +569,7 @@ fn unescape(token: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// An RFC 6901 array index: digits, without a leading zero.
-fn array_index(token: &str) -> Option<usize> {
+pub(crate) fn array_index(token: &str) -> Option<usize> {
     if token.is_empty() || (token.len() > 1 && token.starts_with('0')) || !token.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }

@@ -129,8 +129,8 @@ fn secrets_are_summarised_as_they_stream_in() {
     let server = hostile(Hostile::None);
     let s = run(&server, dir.path(), Duration::from_secs(5), Limits::default()).expect("scan");
     let secret = s.inventory.objects.iter().find(|o| o.kind.kind == "Secret").expect("the Secret");
-    assert_eq!(secret.value["data"]["password"], edgecheck_core::Value::Null);
-    assert_eq!(secret.value["apiVersion"], "v1");
+    assert_eq!(secret.value.to_value()["data"]["password"], edgecheck_core::Value::Null);
+    assert_eq!(secret.value.to_value()["apiVersion"], "v1");
     assert!(!format!("{:?}", s.inventory).contains("aHVudGVyMg=="));
 }
 

@@ -92,15 +92,15 @@ fn scan_finds_what_lint_finds_on_the_dump() {
         .all(|o| o.source.cluster.as_deref() == Some("test-ctx") && o.source.file.is_none()));
     // Secret values are never kept.
     let secret = s.inventory.objects.iter().find(|o| o.kind.kind == "Secret").expect("the Secret");
-    assert_eq!(secret.value["data"]["cert.pem"], edgecheck_core::Value::Null);
+    assert_eq!(secret.value.to_value()["data"]["cert.pem"], edgecheck_core::Value::Null);
     assert!(secret.secret.is_some());
     // Helm's release records are not read (the dump has one: 11 objects there, 10 here).
     assert!(!s.inventory.objects.iter().any(|o| o.name.starts_with("sh.helm.release")));
     // managedFields are dropped, as kubectl prints objects.
     let db = s.inventory.objects.iter().find(|o| o.name == "db").expect("Service db");
-    assert!(db.value["metadata"].get("managedFields").is_none());
-    assert_eq!(db.value["apiVersion"], "v1");
-    assert_eq!(db.value["kind"], "Service");
+    assert!(db.value.to_value()["metadata"].get("managedFields").is_none());
+    assert_eq!(db.value.to_value()["apiVersion"], "v1");
+    assert_eq!(db.value.to_value()["kind"], "Service");
 
     let live = scan_findings(s);
     let (inv, errors) = edgecheck_load::load_paths(&[dump_path()], &edgecheck_load::LoadOptions::default());

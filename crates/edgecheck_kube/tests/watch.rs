@@ -30,7 +30,9 @@ struct Seen {
 
 impl Seen {
     fn apply(&mut self, ev: WatchEvent) {
-        let port = |o: &edgecheck_core::Object| o.value["spec"]["ports"][0]["port"].as_u64().unwrap_or(0);
+        let port = |o: &edgecheck_core::Object| {
+            o.value.pointer("/spec/ports/0/port").and_then(edgecheck_core::ValueRef::as_u64).unwrap_or(0)
+        };
         match ev {
             WatchEvent::Listed { kind, objects, .. } if kind == "Service" => {
                 self.listed += 1;

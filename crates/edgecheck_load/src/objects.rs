@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use edgecheck_core::inventory::Build;
 use edgecheck_core::secret::SecretInfo;
-use edgecheck_core::Value;
+use edgecheck_core::{Doc, Value};
 use edgecheck_core::{Kind, LineTable, LoadProblem, LoadProblemKind, Object, ObjectRef, Source};
 
 use crate::problem;
@@ -136,7 +136,7 @@ fn one(
         loose: false,
         build: None,
     };
-    let obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
+    let obj = Object { api_version, kind, namespace, name, value: Doc::default(), source, secret: None };
     out.push(with_value(obj, value, problems));
 }
 
@@ -268,7 +268,7 @@ pub fn object_from_live_value(cluster: &Arc<str>, value: Value, problems: &mut V
         loose: false,
         build: None,
     };
-    let obj = Object { api_version, kind, namespace, name, value: Value::Null, source, secret: None };
+    let obj = Object { api_version, kind, namespace, name, value: Doc::default(), source, secret: None };
     Some(with_value(obj, value, problems))
 }
 
@@ -286,7 +286,7 @@ fn with_value(mut obj: Object, mut value: Value, problems: &mut Vec<LoadProblem>
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
         obj.secret = Some(Box::new(summarize_secret(&obj, &mut value, problems)));
     }
-    obj.value = value;
+    obj.value = Doc::new(&value);
     obj
 }
 
@@ -380,6 +380,7 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
 #[cfg(test)]
 mod tests {
     use super::*;
+    use edgecheck_core::ValueRef;
 
     #[test]
     fn bulk_no_check_reads_is_dropped_as_objects_load() {
@@ -387,15 +388,15 @@ mod tests {
         let inv = crate::load_text("dump.yaml", text);
         let o = &inv.objects[0];
         assert!(o.value.pointer("/metadata/managedFields").is_none());
-        let annotations = o.value.pointer("/metadata/annotations").and_then(Value::as_object).unwrap();
-        assert_eq!(annotations.keys().map(|k| k.as_str()).collect::<Vec<_>>(), ["keep.example/me"]);
-        assert_eq!(o.value.pointer("/spec/replicas"), Some(&Value::from(2)));
+        let annotations = o.value.pointer("/metadata/annotations").and_then(ValueRef::as_object).unwrap();
+        assert_eq!(annotations.keys().collect::<Vec<_>>(), ["keep.example/me"]);
+        assert_eq!(o.value.pointer("/spec/replicas").and_then(ValueRef::as_i64), Some(2));
 
         let live = serde_json::json!({"apiVersion": "v1", "kind": "ConfigMap",
             "metadata": {"name": "c", "managedFields": [{"manager": "m"}],
                 "annotations": {LAST_APPLIED: "{}"}}});
         let o = object_from_live_value(&Arc::from("prod"), Value::from(live), &mut Vec::new()).unwrap();
         assert!(o.value.pointer("/metadata/managedFields").is_none());
-        assert!(o.value.pointer("/metadata/annotations").and_then(Value::as_object).unwrap().is_empty());
+        assert!(o.value.pointer("/metadata/annotations").and_then(ValueRef::as_object).unwrap().is_empty());
     }
 }

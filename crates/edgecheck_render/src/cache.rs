@@ -45,7 +45,7 @@ pub struct Stored {
     kind: String,
     namespace: Option<String>,
     name: String,
-    value: edgecheck_core::Value,
+    value: edgecheck_core::Doc,
     file: Option<String>,
     line: Option<u32>,
     root: u64,

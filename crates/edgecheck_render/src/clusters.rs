@@ -7,7 +7,7 @@
 
 use edgecheck_core::namespaces::join_path;
 use edgecheck_core::Object;
-use edgecheck_core::Value;
+use edgecheck_core::ValueRef;
 
 /// The cluster trees of a repository: (name, directory as files are spelled).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -28,10 +28,11 @@ impl Trees {
             let (Some(file), Some((_, rel))) = (o.source.file.as_deref(), &o.source.repo_path) else { continue };
             // Only a Kustomization that applies this checkout (a GitRepository source), not Flux's own
             // manifests from an OCIRepository.
-            if o.value.pointer("/spec/sourceRef/kind").and_then(Value::as_str).is_some_and(|k| k != "GitRepository") {
+            if o.value.pointer("/spec/sourceRef/kind").and_then(ValueRef::as_str).is_some_and(|k| k != "GitRepository")
+            {
                 continue;
             }
-            let Some(path) = o.value.pointer("/spec/path").and_then(Value::as_str) else { continue };
+            let Some(path) = o.value.pointer("/spec/path").and_then(ValueRef::as_str) else { continue };
             let path = edgecheck_core::graph::normalize_rel_path(path);
             // The directory as files are spelled: the file's prefix before its repository path, then the path.
             let prefix = file.strip_suffix(rel.as_str()).unwrap_or("").trim_end_matches('/');

@@ -9,8 +9,8 @@ use std::collections::{BTreeMap, HashMap};
 use edgecheck_core::graph::{normalize_rel_path, normalize_repo_url, repo_for_source};
 use edgecheck_core::inventory::NotRendered;
 use edgecheck_core::namespaces::join_path;
-use edgecheck_core::Value;
 use edgecheck_core::{Object, ObjectRef, RepoInfo};
+use edgecheck_core::{Value, ValueRef};
 
 use crate::envsubst::Vars;
 
@@ -314,6 +314,11 @@ fn s<'v>(v: &'v Value, ptr: &str) -> Option<&'v str> {
     v.pointer(ptr).and_then(Value::as_str).filter(|s| !s.is_empty())
 }
 
+/// A non-empty string at a JSON pointer of an object.
+fn sd<'o>(o: &'o Object, ptr: &str) -> Option<&'o str> {
+    o.value.pointer(ptr).and_then(ValueRef::as_str).filter(|s| !s.is_empty())
+}
+
 fn label(o: &Object) -> String {
     match &o.namespace {
         Some(ns) => format!("{} {ns}/{}", o.kind.kind, o.name),
@@ -442,7 +447,8 @@ fn argo_helm(
 /// the directories its git generators name in a linted checkout are applied by it: never plain roots, never
 /// loose.
 fn application_set(world: &World<'_>, o: &Object) -> Option<Spec> {
-    let spec = o.value.get("spec")?;
+    let value = o.value.to_value();
+    let spec = value.get("spec")?;
     let mut b = base_spec(o);
     // A git generator's checkout: the linted one its `repoURL` names, else a directory that is not a checkout.
     let lookup = |url: &str| {
@@ -455,7 +461,7 @@ fn application_set(world: &World<'_>, o: &Object) -> Option<Spec> {
         };
         Some(crate::appset::Checkout { dirs: &r.dirs, files: &r.files, read: Box::new(read) })
     };
-    match crate::appset::expand(&o.value, o.namespace.as_deref(), &lookup) {
+    match crate::appset::expand(&value, o.namespace.as_deref(), &lookup) {
         Ok(apps) => {
             b.parts.push(How::Generate { apps });
             return Some(b);
@@ -548,7 +554,8 @@ fn base_spec(o: &Object) -> Spec {
 /// An Argo CD Application: each source in a linted checkout becomes a part; a source elsewhere (a Helm
 /// repository chart, another repository) cannot be rendered.
 fn application(world: &World<'_>, o: &Object) -> Option<Spec> {
-    let spec = o.value.get("spec")?;
+    let value = o.value.to_value();
+    let spec = value.get("spec")?;
     let mut sources: Vec<&Value> = Vec::new();
     if let Some(src) = spec.get("source") {
         sources.push(src);
@@ -738,7 +745,7 @@ fn flux_source(world: &World<'_>, o: &Object, source_ref: Option<&Value>) -> Res
         });
     }
     match world.find(FLUX_SOURCE, "GitRepository", ns, name) {
-        Some(g) => match s(&g.value, "/spec/url") {
+        Some(g) => match sd(g, "/spec/url") {
             Some(url) => match world.repo_of_url(url) {
                 Some(r) => Ok(Some(r)),
                 // A checkout without remotes (a snapshot) may still be this one: resolved by the
@@ -799,7 +806,8 @@ fn flux_path(world: &World<'_>, o: &Object, repo: Option<usize>, path: &str) -> 
 /// A Flux Kustomization: `spec.path` built with its `targetNamespace`, `namePrefix`/`nameSuffix`, `images`,
 /// `patches`, `components`, `commonMetadata`; then `postBuild` substitution.
 fn flux_kustomization(world: &World<'_>, o: &Object) -> Option<Spec> {
-    let spec = o.value.get("spec")?;
+    let value = o.value.to_value();
+    let spec = value.get("spec")?;
     let mut b = base_spec(o);
     let path = s(spec, "/path").unwrap_or("./");
     let dir = match flux_dir(world, o, spec.get("sourceRef"), path) {
@@ -847,7 +855,7 @@ fn flux_vars(world: &World<'_>, o: &Object, post: &Value) -> Vars {
         let kind = s(from, "/kind").unwrap_or("ConfigMap");
         let name = s(from, "/name").unwrap_or("");
         let found = if kind == "ConfigMap" { world.config_map_for(o, name) } else { None };
-        match found.and_then(|c| c.value.get("data")).and_then(Value::as_object) {
+        match found.and_then(|c| c.value.get("data")).and_then(ValueRef::as_object) {
             Some(data) => {
                 for (k, v) in data {
                     if let Some(v) = v.as_str() {
@@ -880,7 +888,7 @@ fn flux_values(world: &World<'_>, o: &Object, spec: &Value, b: &mut Spec) -> Opt
             .then(|| world.config_map_for(o, name))
             .flatten()
             .and_then(|c| c.value.pointer(&format!("/data/{}", key.replace('~', "~0").replace('/', "~1"))))
-            .and_then(Value::as_str);
+            .and_then(ValueRef::as_str);
         let Some(text) = found else {
             if optional || kind != "ConfigMap" {
                 continue; // a Secret's values are never read
@@ -949,7 +957,8 @@ fn remote_release(
 /// A Flux HelmRelease of a chart in a linted checkout (`chart.spec.sourceRef` a GitRepository):
 /// `valuesFrom` ConfigMaps of the inputs, then `values`. Charts of Helm and OCI repositories are remote.
 fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
-    let spec = o.value.get("spec")?;
+    let value = o.value.to_value();
+    let spec = value.get("spec")?;
     let mut b = base_spec(o);
     let target = s(spec, "/targetNamespace");
     b.namespace = target.map(str::to_string).or_else(|| o.namespace.clone());
@@ -960,16 +969,16 @@ fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
         // An OCIRepository in the inputs names the chart (`oci://registry/charts/web`) and its tag, semver
         // range or digest: helm pulls it under --fetch, as for a HelmRepository.
         let oci = (kind == "OCIRepository").then(|| world.find(FLUX_SOURCE, "OCIRepository", ns, name)).flatten();
-        let Some((url, source)) = oci.and_then(|src| Some((s(&src.value, "/spec/url")?, src))) else {
+        let Some((url, source)) = oci.and_then(|src| Some((sd(src, "/spec/url")?, src))) else {
             b.parts.push(How::No {
                 what: format!("{kind} {name}"),
                 why: NotRendered::Remote(format!("chart from {kind} `{name}`, a source the inputs do not hold")),
             });
             return Some(b);
         };
-        let (chart, version) = match (s(&source.value, "/spec/ref/digest"), s(&source.value, "/spec/ref/tag")) {
+        let (chart, version) = match (sd(source, "/spec/ref/digest"), sd(source, "/spec/ref/tag")) {
             (Some(d), _) => (format!("{url}@{d}"), None),
-            (None, tag) => (url.to_string(), tag.or_else(|| s(&source.value, "/spec/ref/semver"))),
+            (None, tag) => (url.to_string(), tag.or_else(|| sd(source, "/spec/ref/semver"))),
         };
         let what = format!("chart {url} {} from OCIRepository `{name}`", version.unwrap_or("latest"));
         let remote = RemoteChart { repo: None, chart, version: version.map(str::to_string), what };
@@ -985,14 +994,14 @@ fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
         let what = format!("chart `{chart}` {} from {kind} `{repo}`", version.unwrap_or("latest"));
         let ns = source_ref.and_then(|r| s(r, "/namespace")).or(o.namespace.as_deref());
         let source = (kind == "HelmRepository").then(|| world.find(FLUX_SOURCE, "HelmRepository", ns, repo)).flatten();
-        let Some(url) = source.and_then(|r| s(&r.value, "/spec/url")) else {
+        let Some(url) = source.and_then(|r| sd(r, "/spec/url")) else {
             b.parts.push(How::No {
                 what: format!("chart {chart} from {kind} {repo}"),
                 why: NotRendered::Remote(format!("{what}, a source the inputs do not hold")),
             });
             return Some(b);
         };
-        let oci = url.starts_with("oci://") || source.and_then(|r| s(&r.value, "/spec/type")) == Some("oci");
+        let oci = url.starts_with("oci://") || source.and_then(|r| sd(r, "/spec/type")) == Some("oci");
         let remote = RemoteChart::new(url, chart, version, oci, what);
         return Some(remote_release(world, o, spec, target, b, remote));
     }

@@ -3,6 +3,7 @@
 //! and Flux pass them). Nothing here reaches the network or runs plugins: remote resources and charts that
 //! are not vendored are refused before the tool runs.
 
+use edgecheck_core::ValueRef;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
@@ -638,14 +639,14 @@ pub fn crd_api_versions(objects: &[&edgecheck_core::Object]) -> Vec<String> {
     let mut out = BTreeSet::new();
     for o in objects.iter().filter(|o| o.kind.kind == "CustomResourceDefinition") {
         let spec = o.value.get("spec");
-        let group = spec.and_then(|s| s.get("group")).and_then(Value::as_str);
-        let kind = spec.and_then(|s| s.pointer("/names/kind")).and_then(Value::as_str);
+        let group = spec.and_then(|s| s.get("group")).and_then(ValueRef::as_str);
+        let kind = spec.and_then(|s| s.pointer("/names/kind")).and_then(ValueRef::as_str);
         let (Some(group), Some(kind)) = (group, kind) else { continue };
-        for v in spec.and_then(|s| s.get("versions")).and_then(Value::as_array).into_iter().flatten() {
-            if v.get("served").and_then(Value::as_bool) == Some(false) {
+        for v in spec.and_then(|s| s.get("versions")).and_then(ValueRef::as_array).into_iter().flatten() {
+            if v.get("served").and_then(ValueRef::as_bool) == Some(false) {
                 continue;
             }
-            if let Some(name) = v.get("name").and_then(Value::as_str) {
+            if let Some(name) = v.get("name").and_then(ValueRef::as_str) {
                 out.insert(format!("{group}/{name}"));
                 out.insert(format!("{group}/{name}/{kind}"));
             }

@@ -181,7 +181,10 @@ mod tests {
         assert!(s.apply(WatchEvent::Applied { kind: k(), object: Box::new(obj("a", "a2.example")) }));
         assert_eq!(s.len(), 2);
         let inv = s.inventory();
-        assert_eq!(inv.objects[0].value["spec"]["rules"][0]["host"], "a2.example");
+        assert_eq!(
+            inv.objects[0].value.pointer("/spec/rules/0/host").and_then(edgecheck_core::ValueRef::as_str),
+            Some("a2.example")
+        );
         assert_eq!(inv.unchecked.len(), 1);
         assert!(s.apply(WatchEvent::Deleted { kind: k(), namespace: Some("shop".into()), name: "b".into() }));
         assert!(!s.apply(WatchEvent::Deleted { kind: k(), namespace: Some("shop".into()), name: "b".into() }));

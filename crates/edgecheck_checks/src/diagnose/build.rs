@@ -610,7 +610,7 @@ fn entry_addresses(graph: &Graph, cx: &PathIndex<'_>, claim: &Claim, entry: Opti
     out
 }
 
-fn lb_addresses(v: Option<&edgecheck_core::Value>) -> Vec<String> {
+fn lb_addresses(v: Option<edgecheck_core::ValueRef<'_>>) -> Vec<String> {
     v.and_then(|a| a.as_array())
         .map(|a| {
             a.iter()

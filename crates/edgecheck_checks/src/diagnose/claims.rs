@@ -9,7 +9,7 @@ use rayon::prelude::*;
 use edgecheck_core::hostname::{gateway_intersect, normalize};
 use edgecheck_core::traefik_rule::{self, Request, Verdict as RuleVerdict};
 use edgecheck_core::views::{self, Listener};
-use edgecheck_core::{Graph, ObjId};
+use edgecheck_core::{Graph, ObjId, ValueRef};
 
 use super::TraceTarget;
 use crate::model::gateway::tls_mode;
@@ -318,19 +318,19 @@ impl<'g> ClaimIndex<'g> {
     fn paths_of(&self, route: ObjId) -> Vec<String> {
         let o = self.graph.obj(route);
         let mut out: Vec<String> = Vec::new();
-        let arr = |v: Option<&edgecheck_core::Value>| {
-            v.and_then(edgecheck_core::Value::as_array).map(<[_]>::to_vec).unwrap_or_default()
-        };
+        fn arr(v: Option<ValueRef<'_>>) -> edgecheck_core::SeqRef<'_> {
+            v.and_then(ValueRef::as_array).unwrap_or_default()
+        }
         for rule in arr(o.value.pointer("/spec/rules")) {
             for p in arr(rule.pointer("/http/paths")) {
-                out.extend(p.get("path").and_then(edgecheck_core::Value::as_str).map(str::to_string));
+                out.extend(p.get("path").and_then(ValueRef::as_str).map(str::to_string));
             }
             for m in arr(rule.get("matches")) {
-                out.extend(m.pointer("/path/value").and_then(edgecheck_core::Value::as_str).map(str::to_string));
+                out.extend(m.pointer("/path/value").and_then(ValueRef::as_str).map(str::to_string));
             }
         }
         for r in arr(o.value.pointer("/spec/routes")) {
-            let text = r.get("match").and_then(edgecheck_core::Value::as_str).unwrap_or("");
+            let text = r.get("match").and_then(ValueRef::as_str).unwrap_or("");
             for key in ["PathPrefix(`", "Path(`"] {
                 for part in text.split(key).skip(1) {
                     out.extend(part.split('`').next().map(str::to_string));

@@ -1,6 +1,7 @@
 use edgecheck_core::reasons::is_dns_failure;
 use edgecheck_core::views::ConfigMap;
 use edgecheck_core::Value;
+use edgecheck_core::ValueRef;
 use edgecheck_core::{Findings, Layer, NodeConfig, Object, ObjectRef, Severity};
 
 use crate::framework::{declare_check, CheckContext};
@@ -60,7 +61,7 @@ impl CorednsForwardStub {
         // A KubeletConfiguration in the inputs giving a real resolver list.
         if cx.graph.iter().any(|(_, o)| {
             o.kind.kind == "KubeletConfiguration"
-                && o.value.get("resolvConf").and_then(Value::as_str).is_some_and(|p| p.trim() != "/etc/resolv.conf")
+                && o.value.get("resolvConf").and_then(ValueRef::as_str).is_some_and(|p| p.trim() != "/etc/resolv.conf")
         }) {
             return;
         }
@@ -99,7 +100,7 @@ impl CorednsForwardStub {
                 let conds = o.value.pointer("/status/conditions")?.as_array()?;
                 conds.iter().find_map(|c| {
                     let m = c.get("message")?.as_str()?;
-                    let t = c.get("type").and_then(Value::as_str).unwrap_or("condition");
+                    let t = c.get("type").and_then(ValueRef::as_str).unwrap_or("condition");
                     is_dns_failure(m).then(|| format!("{}: {t}: {m}", o.to_ref()))
                 })
             })

@@ -119,7 +119,8 @@ fn server_side_diff(cx: &CheckContext<'_>, obj: &edgecheck_core::Object, app: Op
     }
     let configmap = cx.graph.ids(edgecheck_core::kind::K::CONFIG_MAP).iter().any(|id| {
         let o = cx.graph.obj(*id);
-        o.name == "argocd-cmd-params-cm" && o.value.pointer("/data").and_then(|d| d.get(PARAM)).is_some_and(is_true)
+        o.name == "argocd-cmd-params-cm"
+            && o.value.pointer("/data").and_then(|d| d.get(PARAM)).is_some_and(|v| is_true(&v.to_value()))
     });
     configmap
         || cx.graph.node_configs.iter().any(|n| {

@@ -1,4 +1,5 @@
-use edgecheck_core::{Findings, Kind, Layer, Severity, Value};
+use edgecheck_core::ValueRef;
+use edgecheck_core::{Findings, Kind, Layer, Severity};
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -39,14 +40,14 @@ impl FluxDependencyMissing {
             let kind = Kind { group: group.into(), kind: kind.into() };
             for &id in cx.graph.ids_of(&kind) {
                 let obj = cx.graph.obj(id);
-                let Some(deps) = obj.value.pointer("/spec/dependsOn").and_then(Value::as_array) else { continue };
+                let Some(deps) = obj.value.pointer("/spec/dependsOn").and_then(ValueRef::as_array) else { continue };
                 for (i, dep) in deps.iter().enumerate() {
-                    let Some(name) = dep.get("name").and_then(Value::as_str).filter(|n| !n.is_empty()) else {
+                    let Some(name) = dep.get("name").and_then(ValueRef::as_str).filter(|n| !n.is_empty()) else {
                         continue;
                     };
                     let ns = dep
                         .get("namespace")
-                        .and_then(Value::as_str)
+                        .and_then(ValueRef::as_str)
                         .filter(|n| !n.is_empty())
                         .or(obj.namespace.as_deref());
                     if edgecheck_core::placeholder::unresolved(name) || cx.graph.find_kind(&kind, ns, name).is_some() {

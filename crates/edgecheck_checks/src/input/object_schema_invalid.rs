@@ -1,5 +1,5 @@
 use edgecheck_core::placeholder::unresolved;
-use edgecheck_core::{Findings, Layer, Severity, Value};
+use edgecheck_core::{Findings, Layer, Severity, ValueRef};
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -34,7 +34,7 @@ impl ObjectSchemaInvalid {
         for (id, err) in &cx.graph.view_errors {
             let o = cx.graph.obj(*id);
             let path = if err.path == "." { "" } else { err.path.as_str() };
-            if field(&o.value, path).and_then(Value::as_str).is_some_and(|s| unresolved(s.trim())) {
+            if field(o.value.root(), path).and_then(ValueRef::as_str).is_some_and(|s| unresolved(s.trim())) {
                 continue;
             }
             out.at(o, path)
@@ -56,7 +56,7 @@ impl ObjectSchemaInvalid {
 
 /// The value at a view error's path (`spec.ports[0].port`); `None` when a key holds a dot or the path is not
 /// there.
-fn field<'v>(v: &'v Value, path: &str) -> Option<&'v Value> {
+fn field<'v>(v: ValueRef<'v>, path: &str) -> Option<ValueRef<'v>> {
     let mut cur = v;
     for part in path.split('.').filter(|p| !p.is_empty()) {
         let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
@@ -78,10 +78,11 @@ mod tests {
 
     #[test]
     fn the_value_at_a_view_errors_path() {
-        let v = json!({"spec": {"ports": [{"port": "x"}, {"port": [[1, 2]]}]}});
-        assert_eq!(field(&v, "spec.ports[0].port").and_then(|v| v.as_str()), Some("x"));
-        assert_eq!(field(&v, "spec.ports[1].port[0][1]").and_then(|v| v.as_i64()), Some(2));
-        assert!(field(&v, "spec.ports[2].port").is_none());
-        assert!(field(&v, "spec.hosts").is_none());
+        let d = edgecheck_core::Doc::from(json!({"spec": {"ports": [{"port": "x"}, {"port": [[1, 2]]}]}}));
+        let v = d.root();
+        assert_eq!(field(v, "spec.ports[0].port").and_then(|v| v.as_str()), Some("x"));
+        assert_eq!(field(v, "spec.ports[1].port[0][1]").and_then(|v| v.as_i64()), Some(2));
+        assert!(field(v, "spec.ports[2].port").is_none());
+        assert!(field(v, "spec.hosts").is_none());
     }
 }

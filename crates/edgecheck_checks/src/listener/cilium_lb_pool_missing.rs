@@ -1,4 +1,5 @@
 use edgecheck_core::labels::Labels;
+use edgecheck_core::ValueRef;
 
 use edgecheck_core::graph::EdgeKind;
 use edgecheck_core::kind::K;
@@ -66,7 +67,7 @@ impl CiliumLbPoolMissing {
         let pools = cx.graph.each::<CiliumLbIpPool>();
         let manages =
             cx.graph.iter().any(|(_, o)| o.kind.group == "cilium.io" && LB_AREA_KINDS.contains(&o.kind.kind.as_str()));
-        let other_way = cx.graph.iter().any(|(_, o)| cilium_host_network(&o.value) || other_lb_ipam(o));
+        let other_way = cx.graph.iter().any(|(_, o)| cilium_host_network(o.value.root()) || other_lb_ipam(o));
         let mut subjects: Vec<Subject<'_>> = Vec::new();
         for (id, o, gw) in cx.graph.each::<Gateway>() {
             let Some(class) = cilium_class(cx.graph, id) else { continue };
@@ -103,7 +104,7 @@ impl CiliumLbPoolMissing {
                 }
                 let mut labels: Labels = o
                     .labels()
-                    .map(|m| m.iter().filter_map(|(k, v)| Some((k.as_str(), v.as_str()?))).collect())
+                    .map(|m| m.iter().filter_map(|(k, v)| Some((k, v.as_str()?))).collect())
                     .unwrap_or_default();
                 labels.insert("io.kubernetes.service.namespace", o.namespace.as_deref().unwrap_or_default());
                 labels.insert("io.kubernetes.service.name", o.name.as_str());
@@ -191,13 +192,13 @@ fn class_service_type(graph: &Graph, class: ObjId) -> String {
         .filter_map(|e| e.to.found())
         .map(|id| graph.obj(id))
         .find(|o| o.is(K::CILIUM_GATEWAY_CLASS_CONFIG))
-        .and_then(|o| o.value.pointer("/spec/service/type").and_then(Value::as_str).map(str::to_string))
+        .and_then(|o| o.value.pointer("/spec/service/type").and_then(ValueRef::as_str).map(str::to_string))
         .unwrap_or_else(|| "LoadBalancer".into())
 }
 
 /// An address in live status proves an IP was allocated (by a pool elsewhere, or another LB): no alarm.
 fn has_address(o: &Object) -> bool {
-    let non_empty = |p: &str| o.value.pointer(p).and_then(Value::as_array).is_some_and(|a| !a.is_empty());
+    let non_empty = |p: &str| o.value.pointer(p).and_then(ValueRef::as_array).is_some_and(|a| !a.is_empty());
     non_empty("/status/addresses") || non_empty("/status/loadBalancer/ingress")
 }
 
@@ -208,14 +209,14 @@ fn cloud_load_balancer(o: &Object) -> bool {
         &["service.beta.kubernetes.io/", "cloud.google.com/", "networking.gke.io/", "service.kubernetes.io/"];
     o.value
         .pointer("/spec/infrastructure/annotations")
-        .and_then(Value::as_object)
+        .and_then(ValueRef::as_object)
         .is_some_and(|a| a.keys().any(|k| CLOUD.iter().any(|c| k.starts_with(c))))
 }
 
 /// Cilium chart values that put Gateways on the host network (`gatewayAPI.hostNetwork.enabled: true`, in
 /// a HelmRelease's `spec.values` or an Application's Helm `valuesObject`): no LoadBalancer Service.
-fn cilium_host_network(v: &Value) -> bool {
-    let on = |x: Option<&Value>| x.and_then(Value::as_bool) == Some(true);
+fn cilium_host_network(v: ValueRef<'_>) -> bool {
+    let on = |x: Option<ValueRef<'_>>| x.and_then(ValueRef::as_bool) == Some(true);
     on(v.pointer("/spec/values/gatewayAPI/hostNetwork/enabled"))
         || ["/spec/source", "/spec/sources/0", "/spec/sources/1", "/spec/sources/2"]
             .iter()

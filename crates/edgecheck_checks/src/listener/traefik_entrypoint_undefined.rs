@@ -1,8 +1,8 @@
+use edgecheck_core::ValueRef;
 use std::collections::BTreeSet;
 
 use edgecheck_core::kind::K;
 use edgecheck_core::views::{TraefikRoute, Workload};
-use edgecheck_core::Value;
 use edgecheck_core::{Findings, Layer, Severity};
 
 use crate::framework::{declare_check, CheckContext};
@@ -71,7 +71,7 @@ impl TraefikEntrypointUndefined {
                     continue;
                 }
                 defined.extend(CHART_DEFAULTS.iter().map(|s| (*s).to_string()));
-                if let Some(v) = o.value.pointer("/spec/valuesContent").and_then(Value::as_str) {
+                if let Some(v) = o.value.pointer("/spec/valuesContent").and_then(ValueRef::as_str) {
                     defined.extend(values_ports(v));
                 }
                 sources.push(format!("{} (chart defaults and valuesContent ports)", o.to_ref()));

@@ -4,7 +4,7 @@
 
 use edgecheck_core::kind::K;
 use edgecheck_core::reasons::layer_for;
-use edgecheck_core::Value;
+use edgecheck_core::ValueRef;
 use edgecheck_core::{Graph, Layer, ObjId, Object};
 
 use super::gateway::parent_key;
@@ -53,15 +53,15 @@ impl LiveCondition {
 }
 
 fn parse(
-    list: Option<&Value>,
+    list: Option<ValueRef<'_>>,
     prefix: &str,
     listener: Option<&str>,
     parent: Option<&ParentKey>,
     out: &mut Vec<LiveCondition>,
 ) {
-    let Some(list) = list.and_then(Value::as_array) else { return };
+    let Some(list) = list.and_then(ValueRef::as_array) else { return };
     for (i, c) in list.iter().enumerate() {
-        let s = |k: &str| c.get(k).and_then(Value::as_str).unwrap_or("").to_string();
+        let s = |k: &str| c.get(k).and_then(ValueRef::as_str).unwrap_or("").to_string();
         out.push(LiveCondition {
             listener: listener.map(str::to_string),
             parent: parent.cloned(),
@@ -70,7 +70,7 @@ fn parse(
             status: s("status"),
             reason: s("reason"),
             message: s("message"),
-            observed_generation: c.get("observedGeneration").and_then(Value::as_i64),
+            observed_generation: c.get("observedGeneration").and_then(ValueRef::as_i64),
         });
     }
 }
@@ -80,15 +80,15 @@ fn conditions(obj: &Object) -> Vec<LiveCondition> {
     let mut out = Vec::new();
     let Some(st) = obj.value.get("status") else { return out };
     parse(st.get("conditions"), "status", None, None, &mut out);
-    for (i, l) in st.get("listeners").and_then(Value::as_array).into_iter().flatten().enumerate() {
-        let name = l.get("name").and_then(Value::as_str).unwrap_or("");
+    for (i, l) in st.get("listeners").and_then(ValueRef::as_array).into_iter().flatten().enumerate() {
+        let name = l.get("name").and_then(ValueRef::as_str).unwrap_or("");
         parse(l.get("conditions"), &format!("status.listeners[{i}]"), Some(name), None, &mut out);
     }
     for key in ["parents", "ancestors"] {
-        for (i, p) in st.get(key).and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (i, p) in st.get(key).and_then(ValueRef::as_array).into_iter().flatten().enumerate() {
             let r = p.get("parentRef").or_else(|| p.get("ancestorRef"));
             let pk = r
-                .and_then(|r| edgecheck_core::value::from_value::<edgecheck_core::views::ParentRef>(r).ok())
+                .and_then(|r| edgecheck_core::doc::from_ref::<edgecheck_core::views::ParentRef>(r).ok())
                 .map(|r| parent_key(&r));
             parse(p.get("conditions"), &format!("status.{key}[{i}]"), None, pk.as_ref(), &mut out);
         }
@@ -230,8 +230,8 @@ impl LiveStatus {
 }
 
 fn stale(obj: &Object, conds: &[LiveCondition]) -> Option<(i64, Vec<Observed>)> {
-    let generation = obj.value.pointer("/metadata/generation").and_then(Value::as_i64)?;
-    let top = obj.value.pointer("/status/observedGeneration").and_then(Value::as_i64);
+    let generation = obj.value.pointer("/metadata/generation").and_then(ValueRef::as_i64)?;
+    let top = obj.value.pointer("/status/observedGeneration").and_then(ValueRef::as_i64);
     let observed: Vec<Observed> = top
         .map(|g| ("status.observedGeneration".to_string(), String::new(), g))
         .into_iter()
@@ -244,10 +244,10 @@ fn stale(obj: &Object, conds: &[LiveCondition]) -> Option<(i64, Vec<Observed>)> 
 }
 
 fn unattached(gateway: &GatewayModel, id: ObjId, obj: &Object, out: &mut Vec<Unattached>) {
-    let listeners = obj.value.pointer("/status/listeners").and_then(Value::as_array);
+    let listeners = obj.value.pointer("/status/listeners").and_then(ValueRef::as_array);
     for (index, l) in listeners.into_iter().flatten().enumerate() {
-        let name = l.get("name").and_then(Value::as_str).unwrap_or("");
-        if l.get("attachedRoutes").and_then(Value::as_i64) != Some(0) {
+        let name = l.get("name").and_then(ValueRef::as_str).unwrap_or("");
+        if l.get("attachedRoutes").and_then(ValueRef::as_i64) != Some(0) {
             continue;
         }
         let Some(st) = gateway.listener(id, name) else { continue };

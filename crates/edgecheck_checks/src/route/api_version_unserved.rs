@@ -1,5 +1,5 @@
 use edgecheck_core::kind::{group_of, version_of};
-use edgecheck_core::Value;
+use edgecheck_core::ValueRef;
 use edgecheck_core::{Findings, Layer, Object, Severity};
 
 use crate::framework::{declare_check, CheckContext};
@@ -121,9 +121,9 @@ impl ApiVersionUnserved {
 
 /// The versions a CRD serves (a version without `served` is taken as served).
 fn served_versions(crd: &Object) -> Vec<String> {
-    let Some(Value::Array(vs)) = crd.value.pointer("/spec/versions") else { return Vec::new() };
+    let Some(vs) = crd.value.pointer("/spec/versions").and_then(ValueRef::as_array) else { return Vec::new() };
     vs.iter()
-        .filter(|v| v.get("served").and_then(Value::as_bool) != Some(false))
-        .filter_map(|v| v.get("name").and_then(Value::as_str).map(str::to_string))
+        .filter(|v| v.get("served").and_then(ValueRef::as_bool) != Some(false))
+        .filter_map(|v| v.get("name").and_then(ValueRef::as_str).map(str::to_string))
         .collect()
 }

@@ -1,6 +1,7 @@
 use edgecheck_core::kind::K;
 use edgecheck_core::views::{Event, ExternalSecret, Workload};
 use edgecheck_core::Value;
+use edgecheck_core::ValueRef;
 use edgecheck_core::{EdgeKind, Findings, Layer, ObjId, Object, Severity};
 
 use crate::framework::{declare_check, CheckContext};
@@ -184,9 +185,9 @@ fn resolve_consumer(cx: &CheckContext<'_>, id: ObjId) -> ObjId {
 fn termination_messages(o: &Object) -> Vec<String> {
     let mut out = Vec::new();
     for list in ["initContainerStatuses", "containerStatuses"] {
-        for cs in o.value.pointer(&format!("/status/{list}")).and_then(Value::as_array).into_iter().flatten() {
+        for cs in o.value.pointer(&format!("/status/{list}")).and_then(ValueRef::as_array).into_iter().flatten() {
             for p in ["/state/terminated/message", "/lastState/terminated/message", "/state/waiting/message"] {
-                if let Some(m) = cs.pointer(p).and_then(Value::as_str) {
+                if let Some(m) = cs.pointer(p).and_then(ValueRef::as_str) {
                     out.push(m.trim().to_string());
                 }
             }

@@ -1,5 +1,6 @@
 //! What the tls checks share: the Secrets routes and listeners serve, and the hosts they serve them for.
 
+use edgecheck_core::ValueRef;
 use edgecheck_core::{views, Edge, EdgeKind, Graph, ObjId, Object, Target};
 
 /// One reference from an Ingress / Gateway listener / IngressRoute to a TLS Secret, with the hosts it
@@ -190,52 +191,48 @@ fn scan_hosts(rule: &str) -> Vec<String> {
 /// values (a HelmRelease's `spec.values`, an Argo CD source's `helm.valuesObject` or `helm.values`), and the
 /// `defaultCertificate` of Traefik's `default` TLSStore.
 pub(super) fn default_certificates(graph: &Graph) -> std::collections::HashSet<(String, String)> {
-    use edgecheck_core::Value;
     fn pair(s: &str) -> Option<(String, String)> {
         let (ns, name) = s.trim().trim_matches('"').split_once('/')?;
         (!ns.is_empty() && !name.is_empty() && !name.contains('/')).then(|| (ns.to_string(), name.to_string()))
     }
-    fn walk(v: &Value, out: &mut std::collections::HashSet<(String, String)>) {
-        match v {
-            Value::Object(m) => {
-                for (k, x) in m {
-                    if k == "default-ssl-certificate" {
-                        out.extend(x.as_str().and_then(pair));
+    fn walk(v: ValueRef<'_>, out: &mut std::collections::HashSet<(String, String)>) {
+        if let Some(m) = v.as_object() {
+            for (k, x) in m {
+                if k == "default-ssl-certificate" {
+                    out.extend(x.as_str().and_then(pair));
+                }
+                walk(x, out);
+            }
+        } else if let Some(a) = v.as_array() {
+            for (i, x) in a.iter().enumerate() {
+                match x.as_str() {
+                    Some(s) if s.starts_with("--default-ssl-certificate=") => {
+                        out.extend(pair(&s["--default-ssl-certificate=".len()..]));
                     }
-                    walk(x, out);
+                    Some("--default-ssl-certificate") => {
+                        out.extend(a.get(i + 1).and_then(ValueRef::as_str).and_then(pair))
+                    }
+                    _ => walk(x, out),
                 }
             }
-            Value::Array(a) => {
-                for (i, x) in a.iter().enumerate() {
-                    match x.as_str() {
-                        Some(s) if s.starts_with("--default-ssl-certificate=") => {
-                            out.extend(pair(&s["--default-ssl-certificate=".len()..]));
-                        }
-                        Some("--default-ssl-certificate") => {
-                            out.extend(a.get(i + 1).and_then(Value::as_str).and_then(pair))
-                        }
-                        _ => walk(x, out),
-                    }
-                }
-            }
+        } else if let Some(s) = v.as_str().filter(|s| s.contains("default-ssl-certificate")) {
             // Argo CD's `helm.values` is YAML text: the value after the key on its line.
-            Value::String(s) if s.contains("default-ssl-certificate") => {
-                for line in s.lines() {
-                    if let Some((_, rest)) = line.split_once("default-ssl-certificate") {
-                        out.extend(pair(rest.trim_start_matches(['"', '\'', ':', '=', ' '])));
-                    }
+            for line in s.lines() {
+                if let Some((_, rest)) = line.split_once("default-ssl-certificate") {
+                    out.extend(pair(rest.trim_start_matches(['"', '\'', ':', '=', ' '])));
                 }
             }
-            _ => {}
         }
     }
     let mut out = std::collections::HashSet::new();
     for (_, o) in graph.iter() {
         match o.kind.kind.as_str() {
-            "Deployment" | "DaemonSet" | "StatefulSet" | "HelmRelease" | "Application" => walk(&o.value, &mut out),
+            "Deployment" | "DaemonSet" | "StatefulSet" | "HelmRelease" | "Application" => {
+                walk(o.value.root(), &mut out)
+            }
             "TLSStore" if o.name == "default" => {
                 if let (Some(ns), Some(name)) =
-                    (&o.namespace, o.value.pointer("/spec/defaultCertificate/secretName").and_then(Value::as_str))
+                    (&o.namespace, o.value.pointer("/spec/defaultCertificate/secretName").and_then(ValueRef::as_str))
                 {
                     out.insert((ns.clone(), name.to_string()));
                 }

@@ -1,5 +1,5 @@
 use edgecheck_core::kind::K;
-use edgecheck_core::Value;
+use edgecheck_core::ValueRef;
 use edgecheck_core::{EdgeKind, Findings, Graph, Layer, Severity, Target};
 
 use crate::framework::{declare_check, CheckContext};
@@ -90,23 +90,23 @@ fn traefik_held(g: &Graph) -> bool {
             .is_some_and(|c| c.starts_with("traefik.io/") || c == "containo.us/ingress-controller")
     });
     let routes = [K::TRAEFIK_INGRESS_ROUTE, K::TRAEFIK_OLD_INGRESS_ROUTE].iter().any(|k| !g.ids(*k).is_empty());
-    (class || routes) && !g.iter().any(|(_, o)| chart_values_make_tls_options(&o.value))
+    (class || routes) && !g.iter().any(|(_, o)| chart_values_make_tls_options(o.value.root()))
 }
 
 /// Traefik chart values with `tlsOptions` in an object that installs a chart.
-fn chart_values_make_tls_options(v: &Value) -> bool {
-    let text_has = |p: &str| v.pointer(p).and_then(Value::as_str).is_some_and(|t| t.contains("tlsOptions:"));
+fn chart_values_make_tls_options(v: ValueRef<'_>) -> bool {
+    let text_has = |p: &str| v.pointer(p).and_then(ValueRef::as_str).is_some_and(|t| t.contains("tlsOptions:"));
     v.pointer("/spec/values/tlsOptions").is_some()
         || text_has("/spec/valuesContent")
         || ["/spec/source", "/spec/sources"].iter().any(|p| {
-            let sources: Vec<&Value> = match v.pointer(p) {
-                Some(Value::Array(a)) => a.iter().collect(),
-                Some(o @ Value::Object(_)) => vec![o],
+            let sources: Vec<ValueRef<'_>> = match v.pointer(p) {
+                Some(a) if a.is_array() => a.as_array().into_iter().flatten().collect(),
+                Some(o) if o.is_object() => vec![o],
                 _ => Vec::new(),
             };
             sources.iter().any(|s| {
                 s.pointer("/helm/valuesObject/tlsOptions").is_some()
-                    || s.pointer("/helm/values").and_then(Value::as_str).is_some_and(|t| t.contains("tlsOptions:"))
+                    || s.pointer("/helm/values").and_then(ValueRef::as_str).is_some_and(|t| t.contains("tlsOptions:"))
             })
         })
 }

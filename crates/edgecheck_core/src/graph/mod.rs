@@ -8,6 +8,7 @@ use std::collections::HashMap;
 use rayon::prelude::*;
 
 use crate::check::Options;
+use crate::doc::ValueRef;
 use crate::inventory::{Inventory, LoadProblem, RepoInfo};
 use crate::kind::{Kind, K};
 use crate::object::{Object, ObjectRef};
@@ -250,8 +251,12 @@ impl Graph {
         // Status is trusted per object (docs/design.md "Live status"): only what the API server wrote.
         if !options.trust_file_status {
             for o in objects.iter_mut().filter(|o| o.source.file.is_some() && !o.is_live()) {
-                if let Some(m) = o.value.as_object_mut() {
-                    m.remove("status");
+                if o.value.get("status").is_some() {
+                    let mut v = o.value.to_value();
+                    if let Some(m) = v.as_object_mut() {
+                        m.remove("status");
+                    }
+                    o.value = crate::doc::Doc::new(&v);
                 }
             }
         }
@@ -259,7 +264,7 @@ impl Graph {
         let mut view_errors = Vec::new();
         // Views are independent of each other: built in parallel, kept in object order.
         let built: Vec<Result<View, views::SchemaError>> =
-            objects.par_iter().map(|o| View::build(&o.kind, &o.value)).collect();
+            objects.par_iter().map(|o| View::build(&o.kind, o.value.root())).collect();
         for (i, b) in built.into_iter().enumerate() {
             match b {
                 Ok(v) => views.push(v),
@@ -267,7 +272,7 @@ impl Graph {
                     let o = &objects[i];
                     let workload = <views::Workload as ViewOf>::KINDS.iter().any(|k| o.is(*k));
                     let e = match (e.path.as_str(), workload) {
-                        (".", true) => views::Workload::template_error(&o.value).unwrap_or(e),
+                        (".", true) => views::Workload::template_error(o.value.root()).unwrap_or(e),
                         _ => e,
                     };
                     view_errors.push((ObjId(i), e));
@@ -475,7 +480,6 @@ impl Graph {
     /// CD's Applications live: what it makes may be more Applications, which make anything anywhere).
     fn unexpanded_sets(&self) -> (Vec<String>, bool) {
         use crate::placeholder::unresolved;
-        use crate::value::Value;
         let rendered: std::collections::HashSet<(Option<&str>, &str)> = self
             .rendered
             .iter()
@@ -501,7 +505,7 @@ impl Graph {
                 .into_iter()
                 .chain(spec.get("sources").and_then(|v| v.as_array()).into_iter().flatten());
             let unseen = sources.into_iter().any(|src| {
-                let text = |k: &str| src.get(k).and_then(Value::as_str).unwrap_or("");
+                let text = |k: &str| src.get(k).and_then(ValueRef::as_str).unwrap_or("");
                 let (url, path) = (text("repoURL"), text("path"));
                 if src.get("chart").is_some() || url.is_empty() || unresolved(url) {
                     return true;
@@ -538,7 +542,7 @@ impl Graph {
             if !unseen {
                 continue;
             }
-            match spec.pointer("/destination/namespace").and_then(Value::as_str) {
+            match spec.pointer("/destination/namespace").and_then(ValueRef::as_str) {
                 Some(ns) if !ns.is_empty() && !unresolved(ns) && Some(ns) != o.namespace.as_deref() => {
                     namespaces.push(ns.to_string())
                 }
@@ -618,7 +622,7 @@ impl Graph {
         }
         for o in &self.objects {
             if o.kind.group == "helm.toolkit.fluxcd.io" && o.kind.kind == "HelmRelease" && !was_rendered(o) {
-                let target = o.value.pointer("/spec/targetNamespace").and_then(crate::value::Value::as_str);
+                let target = o.value.pointer("/spec/targetNamespace").and_then(ValueRef::as_str);
                 if let Some(ns) = target.or(o.namespace.as_deref()) {
                     out.insert(ns.to_string());
                 }

@@ -203,7 +203,7 @@ impl Graph {
         let mut labels: crate::labels::Labels = self
             .obj(id)
             .labels()
-            .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k.as_str(), v))).collect())
+            .map(|m| m.iter().filter_map(|(k, v)| v.as_str().map(|v| (k, v))).collect())
             .unwrap_or_default();
         if !labels.contains_key("kubernetes.io/metadata.name") {
             labels.insert("kubernetes.io/metadata.name", name);

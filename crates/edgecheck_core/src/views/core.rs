@@ -2,6 +2,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::doc::ValueRef;
 use crate::value::Str;
 use crate::value::Value;
 use serde::Deserialize;
@@ -133,8 +134,8 @@ pub struct SecretUse {
 impl Workload {
     /// Where a workload's pod template does not match its schema, as a field path from the object's
     /// root (the template is read inside a custom deserializer, which hides the path from the caller).
-    pub fn template_error(value: &Value) -> Option<super::SchemaError> {
-        let kind = value.get("kind").and_then(Value::as_str).unwrap_or("");
+    pub fn template_error(value: crate::doc::ValueRef<'_>) -> Option<super::SchemaError> {
+        let kind = value.get("kind").and_then(crate::doc::ValueRef::as_str).unwrap_or("");
         let (template, prefix) = match kind {
             "Pod" => (Some(value), ""),
             "CronJob" => (value.pointer("/spec/jobTemplate/spec/template"), "spec.jobTemplate.spec.template."),
@@ -351,7 +352,11 @@ impl ConfigMap {
 
     /// The strings of `data` of the ConfigMap `o`.
     pub fn values(o: &crate::Object) -> impl Iterator<Item = &str> {
-        o.value.get("data").and_then(Value::as_object).into_iter().flat_map(|m| m.values().filter_map(Value::as_str))
+        o.value
+            .get("data")
+            .and_then(ValueRef::as_object)
+            .into_iter()
+            .flat_map(|m| m.values().filter_map(ValueRef::as_str))
     }
 }
 

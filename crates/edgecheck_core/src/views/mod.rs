@@ -87,7 +87,7 @@ macro_rules! views {
 
         impl View {
             /// Builds the view for an object of `kind`; `Ok(View::Other)` for kinds without a view.
-            pub fn build(kind: &Kind, value: &crate::value::Value) -> Result<View, SchemaError> {
+            pub fn build(kind: &Kind, value: crate::doc::ValueRef<'_>) -> Result<View, SchemaError> {
                 $(
                     if kind.is_any(&[$(K::$k),+]) {
                         // Fast path first; on error, deserialize again tracking the path for file:line.

@@ -24,8 +24,7 @@ impl GatewayModel {
         for (_, _, id) in &order {
             let o = graph.obj(*id);
             let ns = o.namespace.clone().unwrap_or_default();
-            let targets =
-                o.value.pointer("/spec/targetRefs").and_then(|t| t.as_array()).map(<[_]>::to_vec).unwrap_or_default();
+            let targets = o.value.pointer("/spec/targetRefs").and_then(|t| t.as_array()).unwrap_or_default();
             for t in targets {
                 let s = |k: &str| t.get(k).and_then(|v| v.as_str()).map(str::to_string);
                 let key = (ns.clone(), s("kind").unwrap_or_default(), s("name").unwrap_or_default(), s("sectionName"));

@@ -12,7 +12,7 @@
 //! is Progressing when it declares `spec.replicas` or a `metadata.generation`, else Healthy.
 
 use edgecheck_core::Object;
-use edgecheck_core::Value;
+use edgecheck_core::{SeqRef, Value, ValueRef};
 
 use super::{arr, health, i, opt_i, s, version};
 use crate::model::{Health, HealthStatus};
@@ -37,7 +37,7 @@ pub(super) fn assess(obj: &Object, group: &str, kind: &str) -> Option<Health> {
     if !handles(group, kind) {
         return None;
     }
-    let v = &obj.value;
+    let v = obj.value.root();
     let ver = version(&obj.api_version);
     let supported = match (group, kind) {
         ("extensions" | "networking.k8s.io", "Ingress") | ("argoproj.io", "Workflow") => true,
@@ -112,12 +112,12 @@ pub(super) fn assess(obj: &Object, group: &str, kind: &str) -> Option<Health> {
     })
 }
 
-fn condition<'a>(v: &'a Value, ty: &str) -> Option<&'a Value> {
+fn condition<'a>(v: ValueRef<'a>, ty: &str) -> Option<ValueRef<'a>> {
     arr(v, "/status/conditions").iter().find(|c| s(c, "/type") == ty)
 }
 
-fn deployment(obj: &Object, v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
-    if v.pointer("/spec/paused").and_then(Value::as_bool) == Some(true) {
+fn deployment(obj: &Object, v: ValueRef<'_>, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
+    if v.pointer("/spec/paused").and_then(ValueRef::as_bool) == Some(true) {
         return h(Suspended, "Deployment is paused".into());
     }
     if i(v, "/metadata/generation") > i(v, "/status/observedGeneration") {
@@ -156,7 +156,7 @@ fn deployment(obj: &Object, v: &Value, h: &dyn Fn(HealthStatus, String) -> Healt
     h(Healthy, String::new())
 }
 
-fn statefulset(v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
+fn statefulset(v: ValueRef<'_>, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
     let observed = i(v, "/status/observedGeneration");
     if observed == 0 || i(v, "/metadata/generation") > observed {
         return h(Progressing, "Waiting for statefulset spec update to be observed...".into());
@@ -203,7 +203,7 @@ fn statefulset(v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health 
     )
 }
 
-fn daemonset(obj: &Object, v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
+fn daemonset(obj: &Object, v: ValueRef<'_>, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
     if i(v, "/metadata/generation") > i(v, "/status/observedGeneration") {
         return h(
             Progressing,
@@ -237,7 +237,7 @@ fn daemonset(obj: &Object, v: &Value, h: &dyn Fn(HealthStatus, String) -> Health
     h(Healthy, String::new())
 }
 
-fn replicaset(v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
+fn replicaset(v: ValueRef<'_>, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
     if i(v, "/metadata/generation") > i(v, "/status/observedGeneration") {
         return h(
             Progressing,
@@ -268,7 +268,7 @@ fn is_hook(obj: &Object) -> bool {
     obj.annotation("helm.sh/hook").is_some_and(|v| v != "crd-install")
 }
 
-fn pod(obj: &Object, v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
+fn pod(obj: &Object, v: ValueRef<'_>, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
     let ignore_restart_policy =
         obj.annotation("argocd.argoproj.io/ignore-restart-policy") == Some("true") && !is_hook(obj);
     let policy = s(v, "/spec/restartPolicy");
@@ -329,7 +329,7 @@ fn pod(obj: &Object, v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> H
     }
 }
 
-fn job(v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
+fn job(v: ValueRef<'_>, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
     let (mut failed, mut complete, mut suspended) = (false, false, false);
     let (mut fail_msg, mut message) = ("", "");
     for c in arr(v, "/status/conditions") {
@@ -365,19 +365,19 @@ fn job(v: &Value, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
     }
 }
 
-fn hpa(v: &Value, ver: &str, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
+fn hpa(v: ValueRef<'_>, ver: &str, h: &dyn Fn(HealthStatus, String) -> Health) -> Health {
     let progressing = || h(Progressing, "Waiting to Autoscale".into());
     let parsed;
-    let conditions: &[Value] = if ver == "v1" {
+    let conditions: SeqRef<'_> = if ver == "v1" {
         let Some(text) =
-            v.pointer("/metadata/annotations/autoscaling.alpha.kubernetes.io~1conditions").and_then(Value::as_str)
+            v.pointer("/metadata/annotations/autoscaling.alpha.kubernetes.io~1conditions").and_then(ValueRef::as_str)
         else {
             return progressing();
         };
         match serde_json::from_str::<Vec<Value>>(text) {
             Ok(c) => {
-                parsed = c;
-                &parsed
+                parsed = edgecheck_core::Doc::from(Value::from(c));
+                parsed.root().as_array().unwrap_or_default()
             }
             Err(e) => return h(Unknown, format!("failed to convert conditions annotation to typed: {e}")),
         }

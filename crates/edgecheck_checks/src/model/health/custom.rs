@@ -9,7 +9,8 @@
 
 use edgecheck_core::kind::K;
 use edgecheck_core::Graph;
-use edgecheck_core::Value;
+use edgecheck_core::SeqRef;
+use edgecheck_core::ValueRef;
 
 use super::{arr, health, s};
 use crate::model::{Health, HealthStatus};
@@ -54,11 +55,11 @@ pub(super) fn application_health_enabled(graph: &Graph) -> bool {
         let data = cm.value.get("data");
         let flat = data
             .and_then(|d| d.get("resource.customizations.health.argoproj.io_Application"))
-            .and_then(Value::as_str)
+            .and_then(ValueRef::as_str)
             .is_some_and(|t| !t.trim().is_empty());
         let nested = data
             .and_then(|d| d.get("resource.customizations"))
-            .and_then(Value::as_str)
+            .and_then(ValueRef::as_str)
             .is_some_and(nested_application_health);
         flat || nested
     })
@@ -90,7 +91,7 @@ pub(super) fn assess(obj: &edgecheck_core::Object, group: &str, kind: &str, app_
     if !handles(group, kind, app_health) {
         return None;
     }
-    let v = &obj.value;
+    let v = obj.value.root();
     Some(match (group, kind) {
         ("cert-manager.io", "Certificate") => {
             let issuing = conditions(v).find(|c| s(c, "/type") == "Issuing" && s(c, "/status") == "True");
@@ -111,8 +112,8 @@ pub(super) fn assess(obj: &edgecheck_core::Object, group: &str, kind: &str, app_
             ready(v, group, kind).unwrap_or_else(|| waiting("Initializing ClusterIssuer", group, kind))
         }
         ("external-secrets.io", "ClusterExternalSecret") => {
-            let conds = v.pointer("/status/conditions").and_then(Value::as_array);
-            if conds.is_some_and(<[_]>::is_empty) {
+            let conds = v.pointer("/status/conditions").and_then(ValueRef::as_array);
+            if conds.is_some_and(SeqRef::is_empty) {
                 // The script indexes the last condition of an empty list and fails.
                 return Some(lua_error("attempt to index a nil value (status.conditions is empty)", group, kind));
             }
@@ -152,7 +153,7 @@ pub(super) fn assess(obj: &edgecheck_core::Object, group: &str, kind: &str, app_
     })
 }
 
-fn conditions(v: &Value) -> impl Iterator<Item = &Value> {
+fn conditions(v: ValueRef<'_>) -> impl Iterator<Item = ValueRef<'_>> {
     arr(v, "/status/conditions").iter()
 }
 
@@ -166,7 +167,7 @@ fn waiting(message: &str, group: &str, kind: &str) -> Health {
 }
 
 /// A result decided by one condition: its message (Lua), the layer from its reason.
-fn cond_health(status: HealthStatus, c: &Value, group: &str, kind: &str) -> Health {
+fn cond_health(status: HealthStatus, c: ValueRef<'_>, group: &str, kind: &str) -> Health {
     let mut message = s(c, "/message").to_string();
     if message.is_empty() && status != Healthy {
         message = format!("{}={} {}", s(c, "/type"), s(c, "/status"), s(c, "/reason")).trim_end().to_string();
@@ -176,7 +177,7 @@ fn cond_health(status: HealthStatus, c: &Value, group: &str, kind: &str) -> Heal
 
 /// A result decided by one condition, with the message the script gives (empty when it gives none:
 /// edgecheck then says which condition decided); the layer is the kind's own.
-fn decided_by(status: HealthStatus, c: &Value, message: &str, group: &str, kind: &str) -> Health {
+fn decided_by(status: HealthStatus, c: ValueRef<'_>, message: &str, group: &str, kind: &str) -> Health {
     let mut message = message.to_string();
     if message.is_empty() && status != Healthy {
         message = format!("{}={} {}", s(c, "/type"), s(c, "/status"), s(c, "/reason")).trim_end().to_string();
@@ -185,13 +186,13 @@ fn decided_by(status: HealthStatus, c: &Value, message: &str, group: &str, kind:
 }
 
 /// The common "first Ready condition decides" script.
-fn ready(v: &Value, group: &str, kind: &str) -> Option<Health> {
+fn ready(v: ValueRef<'_>, group: &str, kind: &str) -> Option<Health> {
     first_condition(v, group, kind, "Ready", true)
 }
 
 /// The first condition of type `ty` with status False (Degraded) or True (Healthy) decides, with its
 /// message; `reason_layer`: the layer follows the condition's reason, else the kind's own.
-fn first_condition(v: &Value, group: &str, kind: &str, ty: &str, reason_layer: bool) -> Option<Health> {
+fn first_condition(v: ValueRef<'_>, group: &str, kind: &str, ty: &str, reason_layer: bool) -> Option<Health> {
     conditions(v).find_map(|c| {
         let status = match (s(c, "/type"), s(c, "/status")) {
             (t, "False") if t == ty => Degraded,
@@ -207,25 +208,25 @@ fn first_condition(v: &Value, group: &str, kind: &str, ty: &str, reason_layer: b
 }
 
 /// Lua's `==` on two fields: absent (or null) equals absent, numbers compare by value, tables never equal.
-fn lua_eq(a: Option<&Value>, b: Option<&Value>) -> bool {
+fn lua_eq(a: Option<ValueRef<'_>>, b: Option<ValueRef<'_>>) -> bool {
     match (a.filter(|v| !v.is_null()), b.filter(|v| !v.is_null())) {
         (None, None) => true,
-        (Some(Value::Number(x)), Some(Value::Number(y))) => x.as_f64() == y.as_f64(),
-        (Some(Value::String(x)), Some(Value::String(y))) => x == y,
-        (Some(Value::Bool(x)), Some(Value::Bool(y))) => x == y,
+        (Some(x), Some(y)) if x.is_number() && y.is_number() => x.as_f64() == y.as_f64(),
+        (Some(x), Some(y)) if x.is_string() && y.is_string() => x.as_str() == y.as_str(),
+        (Some(x), Some(y)) if x.is_boolean() && y.is_boolean() => x.as_bool() == y.as_bool(),
         _ => false,
     }
 }
 
 /// A field present and not null (Lua's `~= nil`).
-fn present<'a>(v: &'a Value, key: &str) -> Option<&'a Value> {
+fn present<'a>(v: ValueRef<'a>, key: &str) -> Option<ValueRef<'a>> {
     v.get(key).filter(|x| !x.is_null())
 }
 
 /// Contour's `HTTPProxy` and `ExtensionService` scripts: only conditions of the current generation count;
 /// `Valid` True is Healthy, False Degraded; an HTTPProxy with `spec.includes` and any False condition is
 /// Healthy ("cannot be health checked"); an HTTPProxy's message is `status.description`.
-fn contour(v: &Value, group: &str, kind: &str, http_proxy: bool) -> Health {
+fn contour(v: ValueRef<'_>, group: &str, kind: &str, http_proxy: bool) -> Health {
     let mut result = waiting("Waiting for status", group, kind);
     let Some(status) = present(v, "status") else {
         return result;
@@ -271,7 +272,7 @@ fn contour(v: &Value, group: &str, kind: &str, http_proxy: bool) -> Health {
 /// OpenShift's `IngressController` script: the first of these conditions, in status order, decides:
 /// Degraded True (Degraded, its message), DeploymentReplicasAllAvailable False (Progressing, its
 /// message), Progressing True (Progressing, its reason), Available True (Healthy).
-fn ingress_controller(v: &Value, group: &str, kind: &str) -> Health {
+fn ingress_controller(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     for c in conditions(v) {
         match (s(c, "/type"), s(c, "/status")) {
             ("Degraded", "True") => return decided_by(Degraded, c, s(c, "/message"), group, kind),
@@ -290,11 +291,11 @@ fn ingress_controller(v: &Value, group: &str, kind: &str) -> Health {
 
 /// The kubernetes-external-secrets (`kubernetes-client.io`) script: `status.status` SUCCESS is Healthy,
 /// `ERROR...` Degraded with the text after `ERROR, `, anything else Progressing.
-fn kubernetes_external_secret(v: &Value, group: &str, kind: &str) -> Health {
+fn kubernetes_external_secret(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     let Some(status) = present(v, "status") else {
         return waiting("Waiting for ExternalSecret.", group, kind);
     };
-    let Some(text) = status.get("status").and_then(Value::as_str) else {
+    let Some(text) = status.get("status").and_then(ValueRef::as_str) else {
         // The script calls `:find` on `status.status` and fails when it is not a string.
         return lua_error("attempt to index a non-string value (status.status)", group, kind);
     };
@@ -311,12 +312,12 @@ fn kubernetes_external_secret(v: &Value, group: &str, kind: &str) -> Health {
 
 /// The `batch/CronJob` script: suspended is Healthy; without a schedule so far Healthy; a last
 /// successful time before the last schedule time, with no active Job, Degraded.
-fn cron_job(v: &Value, group: &str, kind: &str) -> Health {
+fn cron_job(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     let Some(spec) = present(v, "spec") else {
         return lua_error("attempt to index a nil value (field 'spec')", group, kind);
     };
     let ok = |m: &str| health(Healthy, m, group, kind, None, false);
-    if spec.get("suspend") == Some(&Value::Bool(true)) {
+    if spec.get("suspend").and_then(ValueRef::as_bool) == Some(true) {
         return ok("CronJob is Suspended");
     }
     let Some(status) = present(v, "status") else {
@@ -328,7 +329,7 @@ fn cron_job(v: &Value, group: &str, kind: &str) -> Health {
     let Some(succeeded) = present(status, "lastSuccessfulTime") else {
         return ok("The CronJob never completed successfully. It may not be healthy");
     };
-    if present(status, "active").and_then(Value::as_array).is_some_and(|a| !a.is_empty()) {
+    if present(status, "active").and_then(ValueRef::as_array).is_some_and(|a| !a.is_empty()) {
         return ok("The job is running. Its last execution may not have been successful");
     }
     // Lua compares the two timestamps as strings (RFC 3339 in UTC sorts by time).
@@ -341,20 +342,20 @@ fn cron_job(v: &Value, group: &str, kind: &str) -> Health {
     }
 }
 
-fn generation(v: &Value) -> Option<i64> {
-    v.pointer("/metadata/generation").and_then(Value::as_i64)
+fn generation(v: ValueRef<'_>) -> Option<i64> {
+    v.pointer("/metadata/generation").and_then(ValueRef::as_i64)
 }
 
-fn gateway_class(v: &Value, group: &str, kind: &str) -> Health {
+fn gateway_class(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     let gen = generation(v);
     for c in conditions(v).filter(|c| s(c, "/type") == "Accepted") {
-        let observed = c.get("observedGeneration").and_then(Value::as_i64);
+        let observed = c.get("observedGeneration").and_then(ValueRef::as_i64);
         if let (Some(g), Some(o)) = (gen, observed) {
             if g != o {
                 continue;
             }
         }
-        let has_msg = c.get("message").and_then(Value::as_str).is_some();
+        let has_msg = c.get("message").and_then(ValueRef::as_str).is_some();
         let reason = Some(("Accepted", s(c, "/reason")));
         return match s(c, "/status") {
             "True" => {
@@ -375,9 +376,9 @@ fn gateway_class(v: &Value, group: &str, kind: &str) -> Health {
 }
 
 /// The Lua `checkConditions`: the first condition of `ty` with status "False".
-fn failed<'a>(conds: &'a [Value], ty: &str) -> Option<(&'a Value, String)> {
+fn failed<'a>(conds: SeqRef<'a>, ty: &str) -> Option<(ValueRef<'a>, String)> {
     conds.iter().find(|c| s(c, "/type") == ty && s(c, "/status") == "False").map(|c| {
-        let m = match c.get("message").and_then(Value::as_str) {
+        let m = match c.get("message").and_then(ValueRef::as_str) {
             Some(m) => m.to_string(),
             None => format!("Failed condition: {ty}"),
         };
@@ -385,22 +386,22 @@ fn failed<'a>(conds: &'a [Value], ty: &str) -> Option<(&'a Value, String)> {
     })
 }
 
-fn not_programmed<'a>(conds: &'a [Value], default: &str) -> Option<(&'a Value, String)> {
+fn not_programmed<'a>(conds: SeqRef<'a>, default: &str) -> Option<(ValueRef<'a>, String)> {
     conds.iter().find(|c| s(c, "/type") == "Programmed" && s(c, "/status") != "True").map(|c| {
-        let m = c.get("message").and_then(Value::as_str).unwrap_or(default).to_string();
+        let m = c.get("message").and_then(ValueRef::as_str).unwrap_or(default).to_string();
         (c, m)
     })
 }
 
-fn reason_of(c: &Value) -> Option<(&str, &str)> {
+fn reason_of(c: ValueRef<'_>) -> Option<(&str, &str)> {
     Some((s(c, "/type"), s(c, "/reason")))
 }
 
-fn gateway(v: &Value, group: &str, kind: &str) -> Health {
+fn gateway(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     let Some(status) = v.get("status").filter(|s| !s.is_null()) else {
         return waiting("Waiting for Gateway status", group, kind);
     };
-    let conds = status.get("conditions").and_then(Value::as_array);
+    let conds = status.get("conditions").and_then(ValueRef::as_array);
     if let Some(conds) = conds {
         for ty in ["ResolvedRefs", "Accepted"] {
             if let Some((c, m)) = failed(conds, ty) {
@@ -413,7 +414,7 @@ fn gateway(v: &Value, group: &str, kind: &str) -> Health {
     }
     let listeners = arr(status, "/listeners");
     for l in listeners {
-        let Some(lc) = l.get("conditions").and_then(Value::as_array) else {
+        let Some(lc) = l.get("conditions").and_then(ValueRef::as_array) else {
             continue;
         };
         for ty in ["ResolvedRefs", "Accepted"] {
@@ -431,20 +432,20 @@ fn gateway(v: &Value, group: &str, kind: &str) -> Health {
     waiting("Waiting for Gateway status", group, kind)
 }
 
-fn route(v: &Value, group: &str, kind: &str, observe_generation: bool) -> Health {
+fn route(v: ValueRef<'_>, group: &str, kind: &str, observe_generation: bool) -> Health {
     let gen = generation(v);
-    let observed = |parent: &Value| -> bool {
+    let observed = |parent: ValueRef<'_>| -> bool {
         if !observe_generation {
             return true;
         }
         let Some(g) = gen else { return true };
         let conds = arr(parent, "/conditions");
         !conds.is_empty()
-            && conds.iter().all(|c| c.get("observedGeneration").and_then(Value::as_i64).is_none_or(|o| o == g))
+            && conds.iter().all(|c| c.get("observedGeneration").and_then(ValueRef::as_i64).is_none_or(|o| o == g))
     };
     let parents = arr(v, "/status/parents");
     for p in parents {
-        let Some(conds) = p.get("conditions").and_then(Value::as_array) else {
+        let Some(conds) = p.get("conditions").and_then(ValueRef::as_array) else {
             continue;
         };
         if !observed(p) {
@@ -467,16 +468,16 @@ fn route(v: &Value, group: &str, kind: &str, observe_generation: bool) -> Health
     waiting(&format!("Waiting for {kind} status"), group, kind)
 }
 
-fn backend_tls_policy(v: &Value, group: &str, kind: &str) -> Health {
+fn backend_tls_policy(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     let mut result = waiting("Waiting for BackendTLSPolicy status", group, kind);
-    let Some(ancestors) = v.pointer("/status/ancestors").and_then(Value::as_array) else {
+    let Some(ancestors) = v.pointer("/status/ancestors").and_then(ValueRef::as_array) else {
         return result;
     };
     if let Some(g) = generation(v) {
         for a in ancestors {
             let stale = arr(a, "/conditions")
                 .iter()
-                .any(|c| c.get("observedGeneration").and_then(Value::as_i64).is_some_and(|o| o != g));
+                .any(|c| c.get("observedGeneration").and_then(ValueRef::as_i64).is_some_and(|o| o != g));
             if stale {
                 let name = s(a, "/ancestorRef/name");
                 return waiting(&format!("Waiting for Ancestor {name} to update BackendTLSPolicy status"), group, kind);
@@ -488,7 +489,7 @@ fn backend_tls_policy(v: &Value, group: &str, kind: &str) -> Health {
         for c in arr(a, "/conditions") {
             match s(c, "/type") {
                 "Accepted" | "ResolvedRefs" if s(c, "/status") != "True" => {
-                    let Some(msg) = c.get("message").and_then(Value::as_str) else {
+                    let Some(msg) = c.get("message").and_then(ValueRef::as_str) else {
                         // The script concatenates the missing message and fails.
                         let m = format!(
                             "attempt to concatenate a nil value (Ancestor {name}: {}={} {} has no message)",
@@ -509,7 +510,7 @@ fn backend_tls_policy(v: &Value, group: &str, kind: &str) -> Health {
     result
 }
 
-fn application(v: &Value, group: &str, kind: &str) -> Health {
+fn application(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     let Some(h) = v.pointer("/status/health").filter(|h| !h.is_null()) else {
         return health(Progressing, "", group, kind, None, false);
     };
@@ -529,7 +530,7 @@ fn application(v: &Value, group: &str, kind: &str) -> Health {
     health(status, s(h, "/message"), group, kind, None, false)
 }
 
-fn application_set(v: &Value, group: &str, kind: &str) -> Health {
+fn application_set(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     let rules = [
         ("ErrorOccurred", "True", Degraded),
         ("ResourcesUpToDate", "False", Degraded),
@@ -544,7 +545,7 @@ fn application_set(v: &Value, group: &str, kind: &str) -> Health {
     waiting("Waiting for the status to be reported", group, kind)
 }
 
-fn managed_certificate(v: &Value, group: &str, kind: &str) -> Health {
+fn managed_certificate(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     if arr(v, "/status/domainStatus").iter().any(|d| s(d, "/status") == "FailedNotVisible") {
         return health(Degraded, "At least one certificate has failed to be provisioned", group, kind, None, false);
     }
@@ -554,8 +555,8 @@ fn managed_certificate(v: &Value, group: &str, kind: &str) -> Health {
     waiting("At least one certificate is still being provisioned", group, kind)
 }
 
-fn openshift_route(v: &Value, group: &str, kind: &str) -> Health {
-    let Some(ingress) = v.pointer("/status/ingress").and_then(Value::as_array) else {
+fn openshift_route(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
+    let Some(ingress) = v.pointer("/status/ingress").and_then(ValueRef::as_array) else {
         return waiting("Route is still getting admitted", group, kind);
     };
     if ingress.iter().any(|i| present(i, "conditions").is_none()) {

@@ -49,7 +49,8 @@ mod builtin;
 mod custom;
 mod own;
 
-use edgecheck_core::Value;
+use edgecheck_core::SeqRef;
+use edgecheck_core::ValueRef;
 use edgecheck_core::{Graph, Layer, Object};
 
 use super::gateway::GatewayModel;
@@ -91,7 +92,7 @@ fn pending_deletion(obj: &Object) -> bool {
     let deleting = meta.and_then(|m| m.get("deletionTimestamp")).is_some_and(|d| !d.is_null());
     let hook_finalizer = meta
         .and_then(|m| m.get("finalizers"))
-        .and_then(Value::as_array)
+        .and_then(ValueRef::as_array)
         .is_some_and(|f| f.iter().any(|f| f.as_str() == Some("argocd.argoproj.io/hook-finalizer")));
     deleting && !hook_finalizer
 }
@@ -136,23 +137,23 @@ pub(crate) fn health(
 }
 
 /// A string at a `/`-separated JSON pointer, `""` when absent.
-pub(crate) fn s<'a>(v: &'a Value, pointer: &str) -> &'a str {
-    v.pointer(pointer).and_then(Value::as_str).unwrap_or("")
+pub(crate) fn s<'a>(v: impl Into<ValueRef<'a>>, pointer: &str) -> &'a str {
+    v.into().pointer(pointer).and_then(ValueRef::as_str).unwrap_or("")
 }
 
 /// An integer at a JSON pointer, 0 when absent (Go's zero value).
-pub(crate) fn i(v: &Value, pointer: &str) -> i64 {
-    v.pointer(pointer).and_then(Value::as_i64).unwrap_or(0)
+pub(crate) fn i<'a>(v: impl Into<ValueRef<'a>>, pointer: &str) -> i64 {
+    v.into().pointer(pointer).and_then(ValueRef::as_i64).unwrap_or(0)
 }
 
 /// An integer at a JSON pointer, `None` when absent (Go's nil pointer).
-pub(crate) fn opt_i(v: &Value, pointer: &str) -> Option<i64> {
-    v.pointer(pointer).and_then(Value::as_i64)
+pub(crate) fn opt_i<'a>(v: impl Into<ValueRef<'a>>, pointer: &str) -> Option<i64> {
+    v.into().pointer(pointer).and_then(ValueRef::as_i64)
 }
 
 /// The array at a JSON pointer, empty when absent.
-pub(crate) fn arr<'a>(v: &'a Value, pointer: &str) -> &'a [Value] {
-    v.pointer(pointer).and_then(Value::as_array).unwrap_or_default()
+pub(crate) fn arr<'a>(v: impl Into<ValueRef<'a>>, pointer: &str) -> SeqRef<'a> {
+    v.into().pointer(pointer).and_then(ValueRef::as_array).unwrap_or_default()
 }
 
 /// The version part of an apiVersion.

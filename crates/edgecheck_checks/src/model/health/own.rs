@@ -15,7 +15,7 @@
 //!   counts as ready, as the API says) → Degraded; else Healthy "<n> of <m> endpoints ready".
 
 use edgecheck_core::Object;
-use edgecheck_core::Value;
+use edgecheck_core::ValueRef;
 
 use super::{arr, health, s};
 use crate::model::{Health, HealthStatus};
@@ -37,7 +37,7 @@ pub(super) fn assess(obj: &Object, group: &str, kind: &str) -> Option<Health> {
     if !handles(group, kind) {
         return None;
     }
-    let v = &obj.value;
+    let v = obj.value.root();
     let h = |status, message: String, reason: Option<(&str, &str)>| health(status, message, group, kind, reason, true);
     Some(match kind {
         "TLSRoute" => tls_route(v, &h),
@@ -58,7 +58,7 @@ pub(super) fn assess(obj: &Object, group: &str, kind: &str) -> Option<Health> {
         "CertificateRequest" => {
             let conds = arr(v, "/status/conditions");
             let find = |ty: &str| conds.iter().find(|c| s(c, "/type") == ty);
-            let msg = |c: &Value| {
+            let msg = |c: ValueRef<'_>| {
                 let m = s(c, "/message");
                 if m.is_empty() {
                     format!("{}={} {}", s(c, "/type"), s(c, "/status"), s(c, "/reason"))
@@ -86,7 +86,7 @@ pub(super) fn assess(obj: &Object, group: &str, kind: &str) -> Option<Health> {
 
 type H<'a> = dyn Fn(HealthStatus, String, Option<(&str, &str)>) -> Health + 'a;
 
-fn tls_route(v: &Value, h: &H<'_>) -> Health {
+fn tls_route(v: ValueRef<'_>, h: &H<'_>) -> Health {
     let parents = arr(v, "/status/parents");
     for p in parents {
         let conds = arr(p, "/conditions");
@@ -95,13 +95,13 @@ fn tls_route(v: &Value, h: &H<'_>) -> Health {
             if let Some(c) = conds.iter().find(|c| s(c, "/type") == ty && s(c, "/status") == "False") {
                 let m = c
                     .get("message")
-                    .and_then(Value::as_str)
+                    .and_then(ValueRef::as_str)
                     .map_or_else(|| format!("Failed condition: {ty}"), str::to_string);
                 return h(Degraded, format!("Parent {name}: {m}"), Some((ty, s(c, "/reason"))));
             }
         }
         if let Some(c) = conds.iter().find(|c| s(c, "/type") == "Programmed" && s(c, "/status") != "True") {
-            let m = c.get("message").and_then(Value::as_str).unwrap_or("Route is still being programmed");
+            let m = c.get("message").and_then(ValueRef::as_str).unwrap_or("Route is still being programmed");
             return h(Progressing, format!("Parent {name}: {m}"), Some(("Programmed", s(c, "/reason"))));
         }
     }
@@ -111,13 +111,13 @@ fn tls_route(v: &Value, h: &H<'_>) -> Health {
     h(Progressing, "Waiting for TLSRoute status".into(), None)
 }
 
-fn endpoint_slice(v: &Value, h: &H<'_>) -> Health {
+fn endpoint_slice(v: ValueRef<'_>, h: &H<'_>) -> Health {
     let endpoints = arr(v, "/endpoints");
     if endpoints.is_empty() {
         return h(Degraded, "no endpoints".into(), Some(("", "NoEndpoints")));
     }
     let ready =
-        endpoints.iter().filter(|e| e.pointer("/conditions/ready").and_then(Value::as_bool) != Some(false)).count();
+        endpoints.iter().filter(|e| e.pointer("/conditions/ready").and_then(ValueRef::as_bool) != Some(false)).count();
     let total = endpoints.len();
     if ready == 0 {
         return h(Degraded, format!("0 of {total} endpoints ready"), Some(("", "NoReadyEndpoints")));

@@ -1,0 +1,1246 @@
+//! Objects' documents, held packed (#17).
+//!
+//! A held object's document was a tree of [`Value`]s: 48 bytes a map entry, 24 an array element and an
+//! allocation for every map and array, about 1.7 times the YAML on disk and the largest part of a large
+//! lint's memory. A [`Doc`] is the same document written once into one exact-size byte buffer and read in
+//! place: [`ValueRef`] (a node), [`MapRef`] and [`SeqRef`] have `Value`'s reading methods (`get`,
+//! `pointer`, `as_str`, `as_array`, `as_object`, ...) and lend their strings from the buffer, and a
+//! `ValueRef` is a serde `Deserializer`, so typed views read straight from it as they did from `&Value`.
+//! A document is written once, when its object is made; the rare change (a status a file should not
+//! carry) reads it back into a `Value` and writes it again.
+//!
+//! The encoding, node by node in document order: a tag byte, then
+//! - `null`, `false`, `true`: nothing;
+//! - an unsigned integer, or a negative one as `!i`: a LEB128 varint; a float: 8 bytes little-endian;
+//! - a string: shorter than [`SHORT_LIMIT`] bytes, the tag is [`SHORT`] plus its length; else a varint
+//!   length; then the UTF-8 bytes;
+//! - an array or a map: a varint count and a varint byte length of the body (so a lookup steps over a
+//!   sibling without reading it), then the body: the elements, or each key then its value. A key is a
+//!   varint: below `KEYS.len()` an index into [`KEYS`] (the field names manifests repeat on every
+//!   object), else its length plus `KEYS.len()` followed by its bytes.
+//!
+//! Only [`Doc::new`] writes a buffer, and reading trusts what it wrote.
+
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, SerializeSeq};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::value::{Error, Map, Number, Value};
+
+const NULL: u8 = 0;
+const FALSE: u8 = 1;
+const TRUE: u8 = 2;
+const UINT: u8 = 3;
+const NEG: u8 = 4;
+const FLOAT: u8 = 5;
+const STR: u8 = 6;
+const ARRAY: u8 = 7;
+const OBJECT: u8 = 8;
+/// A string of fewer than [`SHORT_LIMIT`] bytes has the tag `SHORT + length`.
+const SHORT: u8 = 0x40;
+const SHORT_LIMIT: usize = (u8::MAX - SHORT) as usize + 1;
+
+/// Field names written as one byte: those of the kinds edgecheck reads, and of metadata, pod templates and
+/// status. Sorted; at most 255 (an index is a byte in [`interned`]'s table) and 127 (one byte as a varint).
+const KEYS: &[&str] = &[
+    "addresses",
+    "allowedRoutes",
+    "annotations",
+    "apiGroup",
+    "apiVersion",
+    "appProtocol",
+    "args",
+    "attachedRoutes",
+    "automated",
+    "backend",
+    "backendRefs",
+    "caBundle",
+    "certificateRefs",
+    "chart",
+    "command",
+    "conditions",
+    "configMap",
+    "containerPort",
+    "containers",
+    "controllerName",
+    "cpu",
+    "creationTimestamp",
+    "data",
+    "dependsOn",
+    "destination",
+    "dnsNames",
+    "endpoints",
+    "entryPoints",
+    "env",
+    "filters",
+    "from",
+    "gatewayClassName",
+    "generation",
+    "group",
+    "headers",
+    "health",
+    "helm",
+    "host",
+    "hostname",
+    "hostnames",
+    "hosts",
+    "http",
+    "httpGet",
+    "image",
+    "imagePullPolicy",
+    "ingress",
+    "ingressClassName",
+    "initialDelaySeconds",
+    "interval",
+    "issuerRef",
+    "items",
+    "key",
+    "kind",
+    "labels",
+    "lastTransitionTime",
+    "limits",
+    "listeners",
+    "livenessProbe",
+    "loadBalancer",
+    "match",
+    "matchLabels",
+    "matches",
+    "memory",
+    "message",
+    "metadata",
+    "middlewares",
+    "mode",
+    "mountPath",
+    "name",
+    "namespace",
+    "nodeSelector",
+    "observedGeneration",
+    "ownerReferences",
+    "parentRefs",
+    "parents",
+    "path",
+    "pathType",
+    "paths",
+    "periodSeconds",
+    "port",
+    "ports",
+    "project",
+    "protocol",
+    "prune",
+    "readinessProbe",
+    "ready",
+    "reason",
+    "release",
+    "replicas",
+    "repoURL",
+    "requests",
+    "resourceVersion",
+    "resources",
+    "rules",
+    "secretKeyRef",
+    "secretName",
+    "secretRef",
+    "sectionName",
+    "securityContext",
+    "selector",
+    "selfHeal",
+    "server",
+    "service",
+    "serviceAccountName",
+    "services",
+    "source",
+    "sourceRef",
+    "spec",
+    "status",
+    "stringData",
+    "syncOptions",
+    "syncPolicy",
+    "targetPort",
+    "targetRevision",
+    "template",
+    "tls",
+    "type",
+    "uid",
+    "value",
+    "valueFrom",
+    "values",
+    "version",
+    "volumeMounts",
+    "volumes",
+];
+
+fn put_varint(out: &mut Vec<u8>, mut n: u64) {
+    while n >= 0x80 {
+        out.push((n as u8) | 0x80);
+        n >>= 7;
+    }
+    out.push(n as u8);
+}
+
+/// Reads a varint at `*at`, moving past it.
+fn varint(b: &[u8], at: &mut usize) -> u64 {
+    let mut n = 0u64;
+    let mut shift = 0;
+    loop {
+        let x = b[*at];
+        *at += 1;
+        n |= u64::from(x & 0x7f) << shift;
+        if x < 0x80 {
+            return n;
+        }
+        shift += 7;
+    }
+}
+
+fn varsize(b: &[u8], at: &mut usize) -> usize {
+    usize::try_from(varint(b, at)).unwrap_or(usize::MAX)
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    if s.len() < SHORT_LIMIT {
+        out.push(SHORT + s.len() as u8);
+    } else {
+        out.push(STR);
+        put_varint(out, s.len() as u64);
+    }
+    out.extend_from_slice(s.as_bytes());
+}
+
+/// Slots of the table [`interned`] looks keys up in: a power of two, four times the keys.
+const SLOTS: usize = 512;
+const EMPTY: u8 = u8::MAX;
+
+/// Where a key's search starts: from its length and three of its bytes (cheaper than hashing it all, and
+/// the table's keys differ there).
+fn slot(k: &[u8]) -> usize {
+    let n = k.len();
+    if n == 0 {
+        return 0;
+    }
+    (n * 31 + usize::from(k[0]) * 7 + usize::from(k[n / 2]) * 17 + usize::from(k[n - 1]) * 131) & (SLOTS - 1)
+}
+
+/// The index of `k` in [`KEYS`]: one comparison of text for a key of the table, usually none for another (a
+/// binary search spent a tenth of a lint's time in `memcmp`).
+fn interned(k: &str) -> Option<usize> {
+    static TABLE: std::sync::OnceLock<[u8; SLOTS]> = std::sync::OnceLock::new();
+    let table = TABLE.get_or_init(|| {
+        let mut t = [EMPTY; SLOTS];
+        for (i, key) in KEYS.iter().enumerate() {
+            let mut at = slot(key.as_bytes());
+            while t[at] != EMPTY {
+                at = (at + 1) & (SLOTS - 1);
+            }
+            t[at] = i as u8;
+        }
+        t
+    });
+    let mut at = slot(k.as_bytes());
+    loop {
+        match table[at] {
+            EMPTY => return None,
+            i if KEYS[usize::from(i)] == k => return Some(usize::from(i)),
+            _ => at = (at + 1) & (SLOTS - 1),
+        }
+    }
+}
+
+fn put_key(out: &mut Vec<u8>, k: &str) {
+    match interned(k) {
+        Some(i) => put_varint(out, i as u64),
+        None => {
+            put_varint(out, (KEYS.len() + k.len()) as u64);
+            out.extend_from_slice(k.as_bytes());
+        }
+    }
+}
+
+/// Writes the byte length of the body that starts at `at` (and runs to the end) before it.
+fn put_body_len(out: &mut Vec<u8>, at: usize) {
+    let mut len = Vec::with_capacity(10);
+    put_varint(&mut len, (out.len() - at) as u64);
+    out.splice(at..at, len);
+}
+
+fn encode(v: &Value, out: &mut Vec<u8>) {
+    match v {
+        Value::Null => out.push(NULL),
+        Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                out.push(UINT);
+                put_varint(out, u);
+            } else if let Some(i) = n.as_i64() {
+                out.push(NEG);
+                put_varint(out, !i as u64);
+            } else {
+                out.push(FLOAT);
+                out.extend_from_slice(&n.as_f64().unwrap_or(0.0).to_le_bytes());
+            }
+        }
+        Value::String(s) => put_str(out, s),
+        Value::Array(a) => {
+            out.push(ARRAY);
+            put_varint(out, a.len() as u64);
+            let at = out.len();
+            a.iter().for_each(|x| encode(x, out));
+            put_body_len(out, at);
+        }
+        Value::Object(m) => {
+            out.push(OBJECT);
+            put_varint(out, m.len() as u64);
+            let at = out.len();
+            for (k, x) in m {
+                put_key(out, k);
+                encode(x, out);
+            }
+            put_body_len(out, at);
+        }
+    }
+}
+
+/// An object's document, packed (see the module's documentation).
+#[derive(Clone)]
+pub struct Doc(Box<[u8]>);
+
+impl Default for Doc {
+    /// `null`.
+    fn default() -> Doc {
+        Doc(Box::new([NULL]))
+    }
+}
+
+thread_local! {
+    /// Where documents are written before being copied to their exact size.
+    static SCRATCH: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Doc {
+    /// `v`, packed.
+    pub fn new(v: &Value) -> Doc {
+        SCRATCH.with(|s| {
+            let mut buf = s.take();
+            buf.clear();
+            encode(v, &mut buf);
+            let doc = Doc(Box::from(&buf[..]));
+            // A very large document's room is not kept for the thread's life.
+            if buf.capacity() <= 1 << 20 {
+                s.replace(buf);
+            }
+            doc
+        })
+    }
+
+    /// The document's root.
+    pub fn root(&self) -> ValueRef<'_> {
+        ValueRef(&self.0)
+    }
+
+    /// The document as a `Value` (to change it, or for code that builds values).
+    pub fn to_value(&self) -> Value {
+        self.root().to_value()
+    }
+
+    /// Bytes held.
+    pub fn size(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The value at a map key or array position of the root.
+    pub fn get<I: RefIndex>(&self, index: I) -> Option<ValueRef<'_>> {
+        self.root().get(index)
+    }
+
+    /// The value at a JSON Pointer (see [`ValueRef::pointer`]).
+    pub fn pointer(&self, pointer: &str) -> Option<ValueRef<'_>> {
+        self.root().pointer(pointer)
+    }
+
+    /// The root's entries, if it is a map.
+    pub fn as_object(&self) -> Option<MapRef<'_>> {
+        self.root().as_object()
+    }
+
+    /// True when the root is a map.
+    pub fn is_object(&self) -> bool {
+        self.root().is_object()
+    }
+
+    /// True when the document is `null`.
+    pub fn is_null(&self) -> bool {
+        self.root().is_null()
+    }
+}
+
+impl From<Value> for Doc {
+    fn from(v: Value) -> Doc {
+        Doc::new(&v)
+    }
+}
+
+impl From<serde_json::Value> for Doc {
+    fn from(v: serde_json::Value) -> Doc {
+        Doc::new(&Value::from(v))
+    }
+}
+
+impl From<&Value> for Doc {
+    fn from(v: &Value) -> Doc {
+        Doc::new(v)
+    }
+}
+
+impl PartialEq for Doc {
+    fn eq(&self, other: &Doc) -> bool {
+        self.0 == other.0 || self.root() == other.root()
+    }
+}
+
+impl Eq for Doc {}
+
+impl fmt::Debug for Doc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.root(), f)
+    }
+}
+
+impl fmt::Display for Doc {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(&self.root(), f)
+    }
+}
+
+impl Serialize for Doc {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.root().serialize(s)
+    }
+}
+
+impl<'de> Deserialize<'de> for Doc {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Doc, D::Error> {
+        Value::deserialize(d).map(|v| Doc::new(&v))
+    }
+}
+
+/// One node of a [`Doc`]: its bytes start at the node's tag (and may run past its end).
+#[derive(Clone, Copy)]
+pub struct ValueRef<'a>(&'a [u8]);
+
+impl<'a> From<&ValueRef<'a>> for ValueRef<'a> {
+    fn from(v: &ValueRef<'a>) -> ValueRef<'a> {
+        *v
+    }
+}
+
+/// What selects a node in a map (a key) or an array (a position).
+pub trait RefIndex {
+    /// The node this index selects in `v`.
+    fn index_into<'a>(&self, v: ValueRef<'a>) -> Option<ValueRef<'a>>;
+}
+
+impl RefIndex for str {
+    fn index_into<'a>(&self, v: ValueRef<'a>) -> Option<ValueRef<'a>> {
+        v.as_object()?.get(self)
+    }
+}
+
+impl RefIndex for String {
+    fn index_into<'a>(&self, v: ValueRef<'a>) -> Option<ValueRef<'a>> {
+        self.as_str().index_into(v)
+    }
+}
+
+impl RefIndex for usize {
+    fn index_into<'a>(&self, v: ValueRef<'a>) -> Option<ValueRef<'a>> {
+        v.as_array()?.get(*self)
+    }
+}
+
+impl<T: RefIndex + ?Sized> RefIndex for &T {
+    fn index_into<'a>(&self, v: ValueRef<'a>) -> Option<ValueRef<'a>> {
+        (**self).index_into(v)
+    }
+}
+
+/// The byte length of the node at the start of `b`.
+fn node_len(b: &[u8]) -> usize {
+    let mut at = 1;
+    match b[0] {
+        NULL | FALSE | TRUE => 1,
+        UINT | NEG => {
+            varint(b, &mut at);
+            at
+        }
+        FLOAT => 9,
+        STR => {
+            let n = varsize(b, &mut at);
+            at + n
+        }
+        ARRAY | OBJECT => {
+            varint(b, &mut at);
+            let n = varsize(b, &mut at);
+            at + n
+        }
+        t => 1 + usize::from(t - SHORT),
+    }
+}
+
+/// A key at the start of `b`, and its byte length.
+fn key_at(b: &[u8]) -> (&str, usize) {
+    let mut at = 0;
+    let k = varsize(b, &mut at);
+    match KEYS.get(k) {
+        Some(name) => (name, at),
+        None => {
+            let n = k - KEYS.len();
+            (std::str::from_utf8(&b[at..at + n]).unwrap_or_default(), at + n)
+        }
+    }
+}
+
+impl<'a> ValueRef<'a> {
+    fn tag(self) -> u8 {
+        self.0[0]
+    }
+
+    /// A container's count and body.
+    fn container(self, tag: u8) -> Option<(usize, &'a [u8])> {
+        if self.tag() != tag {
+            return None;
+        }
+        let mut at = 1;
+        let n = varsize(self.0, &mut at);
+        let len = varsize(self.0, &mut at);
+        Some((n, &self.0[at..at + len]))
+    }
+
+    /// The value at a map key or array position.
+    pub fn get<I: RefIndex>(self, index: I) -> Option<ValueRef<'a>> {
+        index.index_into(self)
+    }
+
+    /// The value at a JSON Pointer (RFC 6901: `/spec/tls/0/secretName`, `~1` for `/`, `~0` for `~`).
+    pub fn pointer(self, pointer: &str) -> Option<ValueRef<'a>> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let rest = pointer.strip_prefix('/')?;
+        let mut v = self;
+        for token in rest.split('/') {
+            let token = crate::value::unescape(token);
+            v = match v.tag() {
+                OBJECT => v.as_object()?.get(&token)?,
+                ARRAY => v.as_array()?.get(crate::value::array_index(&token)?)?,
+                _ => return None,
+            };
+        }
+        Some(v)
+    }
+
+    /// The string, if this is one.
+    pub fn as_str(self) -> Option<&'a str> {
+        let (start, n) = match self.tag() {
+            STR => {
+                let mut at = 1;
+                let n = varsize(self.0, &mut at);
+                (at, n)
+            }
+            t if t >= SHORT => (1, usize::from(t - SHORT)),
+            _ => return None,
+        };
+        std::str::from_utf8(&self.0[start..start + n]).ok()
+    }
+
+    /// The boolean, if this is one.
+    pub fn as_bool(self) -> Option<bool> {
+        match self.tag() {
+            TRUE => Some(true),
+            FALSE => Some(false),
+            _ => None,
+        }
+    }
+
+    /// The number, if this is one.
+    pub fn as_number(self) -> Option<Number> {
+        let mut at = 1;
+        match self.tag() {
+            UINT => Some(Number::from(varint(self.0, &mut at))),
+            NEG => Some(Number::from(!(varint(self.0, &mut at) as i64))),
+            FLOAT => {
+                let bytes: [u8; 8] = self.0[1..9].try_into().ok()?;
+                Number::from_f64(f64::from_le_bytes(bytes))
+            }
+            _ => None,
+        }
+    }
+
+    /// The number as an `i64`, if it is an integer that fits.
+    pub fn as_i64(self) -> Option<i64> {
+        self.as_number()?.as_i64()
+    }
+
+    /// The number as a `u64`, if it is a non-negative integer.
+    pub fn as_u64(self) -> Option<u64> {
+        self.as_number()?.as_u64()
+    }
+
+    /// The number as an `f64`.
+    pub fn as_f64(self) -> Option<f64> {
+        self.as_number()?.as_f64()
+    }
+
+    /// The elements, if this is an array.
+    pub fn as_array(self) -> Option<SeqRef<'a>> {
+        self.container(ARRAY).map(|(n, body)| SeqRef { n, body })
+    }
+
+    /// The entries, if this is a map.
+    pub fn as_object(self) -> Option<MapRef<'a>> {
+        self.container(OBJECT).map(|(n, body)| MapRef { n, body })
+    }
+
+    /// True for `null`.
+    pub fn is_null(self) -> bool {
+        self.tag() == NULL
+    }
+
+    /// True for a string.
+    pub fn is_string(self) -> bool {
+        self.tag() == STR || self.tag() >= SHORT
+    }
+
+    /// True for `true` or `false`.
+    pub fn is_boolean(self) -> bool {
+        matches!(self.tag(), TRUE | FALSE)
+    }
+
+    /// True for a number.
+    pub fn is_number(self) -> bool {
+        matches!(self.tag(), UINT | NEG | FLOAT)
+    }
+
+    /// True for an array.
+    pub fn is_array(self) -> bool {
+        self.tag() == ARRAY
+    }
+
+    /// True for a map.
+    pub fn is_object(self) -> bool {
+        self.tag() == OBJECT
+    }
+
+    /// `null`, `boolean`, `number`, `string`, `array` or `object`.
+    pub fn type_name(self) -> &'static str {
+        match self.tag() {
+            NULL => "null",
+            TRUE | FALSE => "boolean",
+            UINT | NEG | FLOAT => "number",
+            ARRAY => "array",
+            OBJECT => "object",
+            _ => "string",
+        }
+    }
+
+    /// The node as a `Value`.
+    pub fn to_value(self) -> Value {
+        match self.tag() {
+            NULL => Value::Null,
+            TRUE => Value::Bool(true),
+            FALSE => Value::Bool(false),
+            UINT | NEG | FLOAT => self.as_number().map_or(Value::Null, Value::Number),
+            ARRAY => Value::Array(self.as_array().into_iter().flatten().map(ValueRef::to_value).collect()),
+            OBJECT => Value::Object(self.as_object().map(MapRef::to_map).unwrap_or_default()),
+            _ => Value::String(self.as_str().unwrap_or_default().into()),
+        }
+    }
+
+    /// The node's own bytes.
+    fn bytes(self) -> &'a [u8] {
+        &self.0[..node_len(self.0)]
+    }
+}
+
+/// The elements of an array node.
+#[derive(Clone, Copy, Default)]
+pub struct SeqRef<'a> {
+    n: usize,
+    body: &'a [u8],
+}
+
+impl<'a> SeqRef<'a> {
+    /// Number of elements.
+    pub fn len(self) -> usize {
+        self.n
+    }
+
+    /// True when there are none.
+    pub fn is_empty(self) -> bool {
+        self.n == 0
+    }
+
+    /// The elements in order.
+    pub fn iter(self) -> SeqIter<'a> {
+        SeqIter { rest: self.body, left: self.n }
+    }
+
+    /// The element at `i`.
+    pub fn get(self, i: usize) -> Option<ValueRef<'a>> {
+        self.iter().nth(i)
+    }
+
+    /// The first element.
+    pub fn first(self) -> Option<ValueRef<'a>> {
+        self.iter().next()
+    }
+
+    /// The last element.
+    pub fn last(self) -> Option<ValueRef<'a>> {
+        self.iter().last()
+    }
+
+    /// The elements as `Value`s.
+    pub fn to_vec(self) -> Vec<Value> {
+        self.iter().map(ValueRef::to_value).collect()
+    }
+}
+
+impl<'a> IntoIterator for SeqRef<'a> {
+    type Item = ValueRef<'a>;
+    type IntoIter = SeqIter<'a>;
+    fn into_iter(self) -> SeqIter<'a> {
+        self.iter()
+    }
+}
+
+/// The elements of an array node, in order.
+#[derive(Clone, Default)]
+pub struct SeqIter<'a> {
+    rest: &'a [u8],
+    left: usize,
+}
+
+impl<'a> Iterator for SeqIter<'a> {
+    type Item = ValueRef<'a>;
+    fn next(&mut self) -> Option<ValueRef<'a>> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let v = ValueRef(self.rest);
+        self.rest = &self.rest[node_len(self.rest)..];
+        Some(v)
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for SeqIter<'_> {}
+
+/// The entries of a map node.
+#[derive(Clone, Copy, Default)]
+pub struct MapRef<'a> {
+    n: usize,
+    body: &'a [u8],
+}
+
+impl<'a> MapRef<'a> {
+    /// Number of entries.
+    pub fn len(self) -> usize {
+        self.n
+    }
+
+    /// True when there are none.
+    pub fn is_empty(self) -> bool {
+        self.n == 0
+    }
+
+    /// The entries in order.
+    pub fn iter(self) -> MapIter<'a> {
+        MapIter { rest: self.body, left: self.n }
+    }
+
+    /// The value at `key`.
+    pub fn get(self, key: &str) -> Option<ValueRef<'a>> {
+        // A key of the table is written as its index: compare indexes, not text.
+        let interned = interned(key);
+        let mut rest = self.body;
+        for _ in 0..self.n {
+            let mut at = 0;
+            let k = varsize(rest, &mut at);
+            let found = match interned {
+                Some(i) => k == i,
+                None => k >= KEYS.len() && rest.get(at..at + (k - KEYS.len())) == Some(key.as_bytes()),
+            };
+            if k >= KEYS.len() {
+                at += k - KEYS.len();
+            }
+            if found {
+                return Some(ValueRef(&rest[at..]));
+            }
+            rest = &rest[at + node_len(&rest[at..])..];
+        }
+        None
+    }
+
+    /// True when the map has `key`.
+    pub fn contains_key(self, key: &str) -> bool {
+        self.get(key).is_some()
+    }
+
+    /// The keys in order.
+    pub fn keys(self) -> impl Iterator<Item = &'a str> {
+        self.iter().map(|(k, _)| k)
+    }
+
+    /// The values in order.
+    pub fn values(self) -> impl Iterator<Item = ValueRef<'a>> {
+        self.iter().map(|(_, v)| v)
+    }
+
+    /// The entries as a `Map`.
+    pub fn to_map(self) -> Map {
+        Map::from_entries(self.iter().map(|(k, v)| (k.into(), v.to_value())).collect())
+    }
+}
+
+impl<'a> IntoIterator for MapRef<'a> {
+    type Item = (&'a str, ValueRef<'a>);
+    type IntoIter = MapIter<'a>;
+    fn into_iter(self) -> MapIter<'a> {
+        self.iter()
+    }
+}
+
+/// The entries of a map node, in order.
+#[derive(Clone, Default)]
+pub struct MapIter<'a> {
+    rest: &'a [u8],
+    left: usize,
+}
+
+impl<'a> Iterator for MapIter<'a> {
+    type Item = (&'a str, ValueRef<'a>);
+    fn next(&mut self) -> Option<(&'a str, ValueRef<'a>)> {
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let (k, at) = key_at(self.rest);
+        let v = ValueRef(&self.rest[at..]);
+        self.rest = &self.rest[at + node_len(v.0)..];
+        Some((k, v))
+    }
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.left, Some(self.left))
+    }
+}
+
+impl ExactSizeIterator for MapIter<'_> {}
+
+/// Maps up to this size are compared by looking each key up; larger ones through a hash map.
+const SCAN_LIMIT: usize = 16;
+
+/// Equal as `Value`s are: maps in any order, numbers by kind and value.
+impl PartialEq for ValueRef<'_> {
+    fn eq(&self, other: &ValueRef<'_>) -> bool {
+        match (self.tag(), other.tag()) {
+            (ARRAY, ARRAY) => {
+                let (a, b) = (self.as_array(), other.as_array());
+                a.zip(b).is_some_and(|(a, b)| a.len() == b.len() && a.iter().zip(b.iter()).all(|(x, y)| x == y))
+            }
+            (OBJECT, OBJECT) => {
+                let (Some(a), Some(b)) = (self.as_object(), other.as_object()) else { return false };
+                if a.len() != b.len() {
+                    return false;
+                }
+                if a.len() <= SCAN_LIMIT {
+                    a.iter().all(|(k, v)| b.get(k).is_some_and(|w| v == w))
+                } else {
+                    let theirs: std::collections::HashMap<&str, ValueRef<'_>> = b.iter().collect();
+                    theirs.len() == a.len() && a.iter().all(|(k, v)| theirs.get(k).is_some_and(|w| v == *w))
+                }
+            }
+            (ARRAY | OBJECT, _) | (_, ARRAY | OBJECT) => false,
+            _ if self.is_string() => other.as_str().is_some() && self.as_str() == other.as_str(),
+            _ if self.is_number() => self.as_number() == other.as_number(),
+            _ => self.bytes() == other.bytes(),
+        }
+    }
+}
+
+impl PartialEq<str> for ValueRef<'_> {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == Some(other)
+    }
+}
+
+impl PartialEq<&str> for ValueRef<'_> {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == Some(*other)
+    }
+}
+
+impl PartialEq<Value> for ValueRef<'_> {
+    fn eq(&self, other: &Value) -> bool {
+        self.to_value() == *other
+    }
+}
+
+/// Compact JSON, as `Value` displays.
+impl fmt::Display for ValueRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = serde_json::to_string(self).map_err(|_| fmt::Error)?;
+        f.write_str(&s)
+    }
+}
+
+impl fmt::Debug for ValueRef<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Debug::fmt(&self.to_value(), f)
+    }
+}
+
+impl Serialize for ValueRef<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.tag() {
+            NULL => s.serialize_unit(),
+            TRUE | FALSE => s.serialize_bool(self.tag() == TRUE),
+            UINT | NEG | FLOAT => self.as_number().serialize(s),
+            ARRAY => {
+                let a = self.as_array().map(SeqRef::iter).unwrap_or_default();
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for x in a {
+                    seq.serialize_element(&x)?;
+                }
+                seq.end()
+            }
+            OBJECT => {
+                let m = self.as_object().map(MapRef::iter).unwrap_or_default();
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    map.serialize_entry(k, &v)?;
+                }
+                map.end()
+            }
+            _ => s.serialize_str(self.as_str().unwrap_or_default()),
+        }
+    }
+}
+
+/// A typed value read from a document's node, borrowing its strings.
+pub fn from_ref<'de, T: Deserialize<'de>>(v: ValueRef<'de>) -> Result<T, Error> {
+    T::deserialize(v)
+}
+
+fn unexpected(v: ValueRef<'_>) -> de::Unexpected<'_> {
+    match v.tag() {
+        NULL => de::Unexpected::Unit,
+        TRUE | FALSE => de::Unexpected::Bool(v.tag() == TRUE),
+        UINT | NEG | FLOAT => match v.as_number() {
+            Some(n) => match (n.as_u64(), n.as_i64()) {
+                (Some(u), _) => de::Unexpected::Unsigned(u),
+                (None, Some(i)) => de::Unexpected::Signed(i),
+                _ => de::Unexpected::Float(n.as_f64().unwrap_or(f64::NAN)),
+            },
+            None => de::Unexpected::Other("a number"),
+        },
+        ARRAY => de::Unexpected::Seq,
+        OBJECT => de::Unexpected::Map,
+        _ => de::Unexpected::Str(v.as_str().unwrap_or_default()),
+    }
+}
+
+/// Typed views read straight from a document, borrowing its strings (as from a `&Value`).
+impl<'de> Deserializer<'de> for ValueRef<'de> {
+    type Error = Error;
+
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.tag() {
+            NULL => visitor.visit_unit(),
+            TRUE | FALSE => visitor.visit_bool(self.tag() == TRUE),
+            UINT => visitor.visit_u64(self.as_u64().unwrap_or_default()),
+            NEG => visitor.visit_i64(self.as_i64().unwrap_or_default()),
+            FLOAT => visitor.visit_f64(self.as_f64().unwrap_or(f64::NAN)),
+            ARRAY => {
+                let a = self.as_array().map(SeqRef::iter).unwrap_or_default();
+                let n = a.len();
+                let mut seq = SeqDeserializer { iter: a };
+                let v = visitor.visit_seq(&mut seq)?;
+                match seq.iter.len() {
+                    0 => Ok(v),
+                    _ => Err(de::Error::invalid_length(n, &"fewer elements in array")),
+                }
+            }
+            OBJECT => {
+                let m = self.as_object().map(MapRef::iter).unwrap_or_default();
+                let n = m.len();
+                let mut map = MapDeserializer { iter: m, value: None };
+                let v = visitor.visit_map(&mut map)?;
+                match map.iter.len() {
+                    0 => Ok(v),
+                    _ => Err(de::Error::invalid_length(n, &"fewer elements in map")),
+                }
+            }
+            _ => visitor.visit_borrowed_str(self.as_str().unwrap_or_default()),
+        }
+    }
+
+    fn deserialize_option<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        match self.tag() {
+            NULL => visitor.visit_none(),
+            _ => visitor.visit_some(self),
+        }
+    }
+
+    fn deserialize_newtype_struct<V: Visitor<'de>>(self, _: &'static str, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_newtype_struct(self)
+    }
+
+    fn deserialize_enum<V: Visitor<'de>>(
+        self,
+        _: &'static str,
+        _: &'static [&'static str],
+        visitor: V,
+    ) -> Result<V::Value, Error> {
+        if let Some(s) = self.as_str() {
+            return visitor.visit_enum(s.into_deserializer());
+        }
+        match self.as_object() {
+            Some(m) if m.len() == 1 => {
+                let (variant, value) = m.iter().next().ok_or_else(|| de::Error::custom("a map of one entry"))?;
+                visitor.visit_enum(EnumDeserializer { variant, value })
+            }
+            _ => Err(de::Error::invalid_type(unexpected(self), &"a string or a map of one entry")),
+        }
+    }
+
+    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Error> {
+        visitor.visit_unit()
+    }
+
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit unit_struct seq
+        tuple tuple_struct map struct identifier
+    }
+}
+
+struct SeqDeserializer<'de> {
+    iter: SeqIter<'de>,
+}
+
+impl<'de> SeqAccess<'de> for SeqDeserializer<'de> {
+    type Error = Error;
+    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
+        self.iter.next().map(|v| seed.deserialize(v)).transpose()
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.iter.len())
+    }
+}
+
+struct MapDeserializer<'de> {
+    iter: MapIter<'de>,
+    value: Option<ValueRef<'de>>,
+}
+
+impl<'de> MapAccess<'de> for MapDeserializer<'de> {
+    type Error = Error;
+    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
+        match self.iter.next() {
+            Some((k, v)) => {
+                self.value = Some(v);
+                seed.deserialize(de::value::BorrowedStrDeserializer::new(k)).map(Some)
+            }
+            None => Ok(None),
+        }
+    }
+    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
+        match self.value.take() {
+            Some(v) => seed.deserialize(v),
+            None => Err(de::Error::custom("value is missing")),
+        }
+    }
+    fn size_hint(&self) -> Option<usize> {
+        Some(self.iter.len())
+    }
+}
+
+struct EnumDeserializer<'de> {
+    variant: &'de str,
+    value: ValueRef<'de>,
+}
+
+impl<'de> de::EnumAccess<'de> for EnumDeserializer<'de> {
+    type Error = Error;
+    type Variant = ValueRef<'de>;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, ValueRef<'de>), Error> {
+        let variant = seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(self.variant))?;
+        Ok((variant, self.value))
+    }
+}
+
+impl<'de> de::VariantAccess<'de> for ValueRef<'de> {
+    type Error = Error;
+    fn unit_variant(self) -> Result<(), Error> {
+        match self.tag() {
+            NULL => Ok(()),
+            _ => Err(de::Error::invalid_type(unexpected(self), &"a unit variant")),
+        }
+    }
+    fn newtype_variant_seed<T: DeserializeSeed<'de>>(self, seed: T) -> Result<T::Value, Error> {
+        seed.deserialize(self)
+    }
+    fn tuple_variant<V: Visitor<'de>>(self, _: usize, visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_any(visitor)
+    }
+    fn struct_variant<V: Visitor<'de>>(self, _: &'static [&'static str], visitor: V) -> Result<V::Value, Error> {
+        self.deserialize_any(visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(j: serde_json::Value) -> Doc {
+        Doc::new(&Value::from(j))
+    }
+
+    #[test]
+    fn the_key_table_is_sorted_and_fits_one_byte() {
+        assert!(KEYS.windows(2).all(|w| w[0] < w[1]), "sorted, no repeats");
+        assert!(KEYS.len() < 0x80);
+        for (i, k) in KEYS.iter().enumerate() {
+            assert_eq!(interned(k), Some(i), "{k}");
+            assert_eq!(interned(&format!("{k}x")), None);
+        }
+        assert_eq!(interned(""), None);
+    }
+
+    #[test]
+    fn a_document_reads_back_as_the_value_it_was() {
+        let long = "x".repeat(300);
+        let j = serde_json::json!({
+            "apiVersion": "v1", "kind": "Service",
+            "metadata": {"name": "web", "annotations": {"a/b": "c", "x~y": 1, "": "empty key"}},
+            "spec": {"ports": [{"port": 443, "name": null}], "n": -3, "min": i64::MIN, "max": u64::MAX, "f": 1.5,
+                     "b": true, "no": false, "long": long, "short": "é", "empty": {}, "none": [],
+                     "nested": [[1, [2, {"k": [3]}]]], "unusualKeyThatIsNotInTheTable": "v"}
+        });
+        let d = doc(j.clone());
+        assert_eq!(serde_json::Value::from(d.to_value()), j);
+        assert_eq!(d.to_string(), j.to_string());
+        assert_eq!(serde_json::to_value(&d).unwrap(), j);
+        for p in [
+            "",
+            "/metadata/name",
+            "/metadata/annotations/a~1b",
+            "/metadata/annotations/x~0y",
+            "/metadata/annotations/",
+            "/spec/ports/0",
+            "/spec/ports/0/port",
+            "/spec/ports/1",
+            "/spec/ports/01",
+            "/spec/n",
+            "/spec/min",
+            "/spec/max",
+            "/spec/f",
+            "/spec/long",
+            "/spec/nested/0/1/1/k/0",
+            "/spec/unusualKeyThatIsNotInTheTable",
+            "/nope",
+            "spec",
+        ] {
+            assert_eq!(d.pointer(p).map(|v| serde_json::Value::from(v.to_value())).as_ref(), j.pointer(p), "{p}");
+        }
+        let spec = d.get("spec").unwrap();
+        assert_eq!(spec.get("n").and_then(ValueRef::as_i64), Some(-3));
+        assert_eq!(spec.get("n").and_then(ValueRef::as_u64), None);
+        assert_eq!(spec.get("max").and_then(ValueRef::as_u64), Some(u64::MAX));
+        assert_eq!(spec.get("f").and_then(ValueRef::as_f64), Some(1.5));
+        assert_eq!(spec.get("b").and_then(ValueRef::as_bool), Some(true));
+        assert_eq!(spec.get("long").and_then(ValueRef::as_str).map(str::len), Some(300));
+        assert!(spec.get("empty").and_then(ValueRef::as_object).is_some_and(MapRef::is_empty));
+        assert_eq!(spec.get("ports").and_then(ValueRef::as_array).map(SeqRef::len), Some(1));
+        let keys: Vec<&str> = d.as_object().unwrap().keys().collect();
+        assert_eq!(keys, ["apiVersion", "kind", "metadata", "spec"]);
+        assert_eq!(d.root().get("kind").unwrap(), "Service");
+    }
+
+    #[test]
+    fn equality_is_the_value_s_maps_in_any_order_numbers_by_kind() {
+        assert_eq!(doc(serde_json::json!({"a": 1, "b": [1, 2]})), doc(serde_json::json!({"b": [1, 2], "a": 1})));
+        assert_ne!(doc(serde_json::json!({"a": 1})), doc(serde_json::json!({"a": 1.0})));
+        assert_ne!(doc(serde_json::json!({"a": [1, 2]})), doc(serde_json::json!({"a": [2, 1]})));
+        assert_ne!(doc(serde_json::json!({"a": "1"})), doc(serde_json::json!({"a": 1})));
+        for n in [3usize, 100] {
+            let forward: serde_json::Map<String, serde_json::Value> =
+                (0..n).map(|i| (format!("k{i}"), i.into())).collect();
+            let mut backward: serde_json::Map<String, serde_json::Value> =
+                (0..n).rev().map(|i| (format!("k{i}"), i.into())).collect();
+            assert_eq!(doc(forward.clone().into()), doc(backward.clone().into()), "{n} keys in another order");
+            backward.insert("k0".into(), "x".into());
+            assert_ne!(doc(forward.into()), doc(backward.into()), "{n} keys, one value differs");
+        }
+    }
+
+    #[test]
+    fn a_document_is_smaller_than_its_value_tree() {
+        let j = serde_json::json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "shop", "labels": {"app": "web"}},
+            "spec": {"replicas": 2, "selector": {"matchLabels": {"app": "web"}},
+                "template": {"metadata": {"labels": {"app": "web"}}, "spec": {"containers": [{"name": "web",
+                "image": "ghcr.io/acme/web:1.0", "ports": [{"name": "http", "containerPort": 8080}]}]}}}});
+        // 22 entries and 4 elements as a tree: at least 48 bytes an entry, 24 an element.
+        assert!(doc(j).size() < 200);
+    }
+
+    #[test]
+    fn typed_views_deserialize_from_a_node_with_serde_s_messages() {
+        #[derive(Deserialize, Debug, PartialEq)]
+        #[serde(rename_all = "camelCase")]
+        struct Port<'a> {
+            port: u16,
+            name: Option<String>,
+            #[serde(default)]
+            app_protocol: Option<String>,
+            #[serde(borrow)]
+            protocol: Option<&'a str>,
+            kind: Kind,
+        }
+        #[derive(Deserialize, Debug, PartialEq)]
+        enum Kind {
+            Tcp,
+            Other(String),
+        }
+        #[derive(Deserialize, Debug, PartialEq)]
+        #[serde(untagged)]
+        enum IntOrString {
+            Int(i64),
+            Str(String),
+        }
+        let ok = doc(serde_json::json!({"port": 443, "name": null, "protocol": "TCP", "kind": "Tcp", "extra": [1]}));
+        assert_eq!(
+            from_ref::<Port>(ok.root()).unwrap(),
+            Port { port: 443, name: None, app_protocol: None, protocol: Some("TCP"), kind: Kind::Tcp }
+        );
+        let other = doc(serde_json::json!({"port": 1, "kind": {"Other": "x"}}));
+        assert_eq!(from_ref::<Port>(other.root()).unwrap().kind, Kind::Other("x".into()));
+        assert_eq!(
+            from_ref::<IntOrString>(doc(serde_json::json!("http")).root()).unwrap(),
+            IntOrString::Str("http".into())
+        );
+        assert_eq!(from_ref::<IntOrString>(doc(serde_json::json!(-80)).root()).unwrap(), IntOrString::Int(-80));
+        let bad = doc(serde_json::json!({"port": "https", "kind": "Tcp"}));
+        let theirs = serde_json::from_str::<Port>(r#"{"port": "https", "kind": "Tcp"}"#).unwrap_err();
+        let ours = from_ref::<Port>(bad.root()).unwrap_err().to_string();
+        assert!(theirs.to_string().starts_with(&ours) && ours.contains("\"https\""), "{ours} / {theirs}");
+        let path = serde_path_to_error::deserialize::<_, Port>(bad.root()).unwrap_err();
+        assert_eq!(path.path().to_string(), "port");
+        let back: Doc = serde_json::from_str(&bad.to_string()).unwrap();
+        assert_eq!(back, bad);
+    }
+}

@@ -132,7 +132,40 @@ pub fn signed_by(der: &[u8], issuer: &[u8]) -> bool {
     me.issuer() == them.subject() && me.verify_signature(Some(them.public_key())).is_ok()
 }
 
+/// Certificates read from Secrets, by the SHA-256 of their DER, while some Secret holds them.
+static SHARED: std::sync::Mutex<Option<Shared>> = std::sync::Mutex::new(None);
+
+#[derive(Default)]
+struct Shared {
+    by_digest: std::collections::HashMap<[u8; 32], std::sync::Weak<CertInfo>>,
+    /// Entries after the last removal of those no Secret holds any more.
+    pruned_at: usize,
+}
+
 impl CertInfo {
+    /// Parses one DER certificate, or shares the one already read from another Secret: a chain's
+    /// intermediates and roots repeat in every Secret their issuer signed (#17: a cluster's TLS Secrets
+    /// held one parsed copy each).
+    pub fn shared(der: &[u8]) -> Result<std::sync::Arc<CertInfo>, String> {
+        let digest: [u8; 32] = Sha256::digest(der).into();
+        let mut guard = SHARED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let shared = guard.get_or_insert_with(Shared::default);
+        if let Some(c) = shared.by_digest.get(&digest).and_then(std::sync::Weak::upgrade) {
+            return Ok(c);
+        }
+        drop(guard);
+        let cert = std::sync::Arc::new(CertInfo::from_der(der)?);
+        let mut guard = SHARED.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let shared = guard.get_or_insert_with(Shared::default);
+        shared.by_digest.insert(digest, std::sync::Arc::downgrade(&cert));
+        // A long run (`serve`) reads Secrets again and again: entries of dropped ones go when they are half.
+        if shared.by_digest.len() >= 2 * shared.pruned_at.max(1024) {
+            shared.by_digest.retain(|_, w| w.strong_count() > 0);
+            shared.pruned_at = shared.by_digest.len();
+        }
+        Ok(cert)
+    }
+
     /// Parses one DER certificate.
     pub fn from_der(der: &[u8]) -> Result<CertInfo, String> {
         let (_, cert) = X509Certificate::from_der(der).map_err(|e| format!("not an X.509 certificate: {e}"))?;
@@ -645,5 +678,22 @@ mod tests {
             let other = CertInfo::from_der(&parse_pem(&other_cert.pem()).unwrap()[0].der).unwrap();
             assert_eq!(k.matches(&other), Some(false));
         }
+    }
+
+    #[test]
+    fn secrets_holding_one_certificate_share_it_while_one_holds_it() {
+        let (a, _) = pki(&rcgen::PKCS_ECDSA_P256_SHA256);
+        let (b, _) = pki(&rcgen::PKCS_ECDSA_P256_SHA256);
+        let first = CertInfo::shared(a.der()).unwrap();
+        let again = CertInfo::shared(a.der()).unwrap();
+        let other = CertInfo::shared(b.der()).unwrap();
+        assert!(std::sync::Arc::ptr_eq(&first, &again));
+        assert!(!std::sync::Arc::ptr_eq(&first, &other));
+        assert_eq!(other.sha256, CertInfo::from_der(b.der()).unwrap().sha256);
+        let serial = first.serial.clone();
+        drop((first, again));
+        // Read again once no Secret holds it: parsed anew, the same certificate.
+        assert_eq!(CertInfo::shared(a.der()).unwrap().serial, serial);
+        assert!(CertInfo::shared(b"not DER").is_err());
     }
 }

@@ -19,7 +19,8 @@ pub struct SecretInfo {
     /// Each data key (from `data` and `stringData`) with the length of its decoded value in bytes.
     pub lengths: Lengths,
     /// The certificates in `tls.crt`, in order (leaf first, as served).
-    pub certs: Vec<CertInfo>,
+    /// Shared between Secrets holding the same certificate ([`CertInfo::shared`]).
+    pub certs: Vec<std::sync::Arc<CertInfo>>,
     /// Why `tls.crt` could not be read, when it could not.
     pub cert_error: Option<String>,
     /// The key in `tls.key`.
@@ -115,7 +116,7 @@ impl SecretInfo {
                 {
                     Ok(blocks) => {
                         for b in blocks.iter().filter(|b| b.label == "CERTIFICATE") {
-                            match CertInfo::from_der(&b.der) {
+                            match CertInfo::shared(&b.der) {
                                 Ok(c) => info.certs.push(c),
                                 Err(e) => info.cert_error = Some(format!("block at line {}: {e}", b.line)),
                             }
@@ -147,7 +148,7 @@ impl SecretInfo {
 
     /// The leaf certificate.
     pub fn leaf(&self) -> Option<&CertInfo> {
-        self.certs.first()
+        self.certs.first().map(|c| &**c)
     }
 
     /// Whether the key matches the leaf; `None` when either is missing or it cannot be told.

@@ -67,77 +67,112 @@ impl fmt::Display for ObjectRef {
 /// Lines of the fields of one document, keyed by a hash of the field's path.
 ///
 /// Paths are hashed incrementally while parsing (see [`LineTable::key`] and [`LineTable::index`]),
-/// so recording a line costs one `u64` per node and a lookup is a binary search. Once finished, the table
-/// is two exact-size arrays of 6 bytes a node (#17): each hash folded to 32 bits, unless two of the
-/// document's paths fold alike (then the table keeps whole hashes), and each line an offset in 16 bits
-/// from the document's first, unless the document spans 65,536 lines or more.
+/// so recording a line costs one `u64` per node and a lookup is a binary search. A finished table is one
+/// exact-size allocation of 6 bytes a node (#17): each hash folded to 32 bits, unless two of the document's
+/// paths fold alike (then the table keeps whole hashes), and each line an offset in 16 bits from the
+/// document's first, unless the document spans 65,536 lines or more. Its words: the node count with the
+/// two choices in its top bits, the first line, the sorted keys (one word each, or two), then the lines
+/// (two to a word, or one).
 #[derive(Debug, Default, Clone)]
 pub struct LineTable {
-    /// Recorded while building, before [`LineTable::finish`].
-    pending: Vec<(u64, u32)>,
-    /// Sorted path hashes.
-    keys: Keys,
-    /// The line of each of `keys`.
-    lines: Lines,
+    words: Box<[u32]>,
 }
 
-#[derive(Debug, Clone)]
-enum Keys {
-    /// Hashes folded to 32 bits ([`fold`]), all distinct.
-    Folded(Box<[u32]>),
-    /// Whole hashes: two of the table's paths fold alike.
-    Whole(Box<[u64]>),
-}
-
-impl Default for Keys {
-    fn default() -> Keys {
-        Keys::Folded(Box::default())
-    }
-}
-
-#[derive(Debug, Clone)]
-enum Lines {
-    /// Lines as offsets from `base`.
-    Near { base: u32, offsets: Box<[u16]> },
-    /// Lines as they are.
-    Far(Box<[u32]>),
-}
-
-impl Default for Lines {
-    fn default() -> Lines {
-        Lines::Far(Box::default())
-    }
-}
-
-impl Lines {
-    fn encode(lines: &[u32]) -> Lines {
-        let base = lines.iter().copied().min().unwrap_or(0);
-        let near: Option<Box<[u16]>> = lines.iter().map(|l| u16::try_from(l - base).ok()).collect();
-        match near {
-            Some(offsets) => Lines::Near { base, offsets },
-            None => Lines::Far(lines.into()),
-        }
-    }
-
-    fn get(&self, i: usize) -> u32 {
-        match self {
-            Lines::Near { base, offsets } => base + u32::from(offsets[i]),
-            Lines::Far(l) => l[i],
-        }
-    }
-
-    fn all(&self) -> Vec<u32> {
-        match self {
-            Lines::Near { base, offsets } => offsets.iter().map(|o| base + u32::from(*o)).collect(),
-            Lines::Far(l) => l.to_vec(),
-        }
-    }
-}
+/// Keys are whole 64-bit hashes (two words each).
+const WHOLE: u32 = 1 << 31;
+/// Lines are full words (not 16-bit offsets from the first).
+const FAR: u32 = 1 << 30;
+const COUNT: u32 = FAR - 1;
 
 /// A path hash in 32 bits. Folding is idempotent on a folded hash, so a folded table's entries read back
 /// (the render cache) fold to themselves.
 fn fold(h: u64) -> u32 {
     (h ^ (h >> 32)) as u32
+}
+
+/// Records (path hash, line) pairs for a [`LineTable`].
+#[derive(Debug, Default)]
+pub struct LineRecorder {
+    pending: Vec<(u64, u32)>,
+}
+
+impl LineRecorder {
+    /// Records the line of the node at `path`.
+    pub fn insert(&mut self, path: u64, line: u32) {
+        self.pending.push((path, line));
+    }
+
+    /// The table, ready for lookups.
+    pub fn finish(self) -> LineTable {
+        LineTable::from_entries(self.pending)
+    }
+}
+
+impl LineTable {
+    fn n(&self) -> usize {
+        self.words.first().map_or(0, |w| (w & COUNT) as usize)
+    }
+
+    fn flags(&self) -> u32 {
+        self.words.first().map_or(0, |w| w & !COUNT)
+    }
+
+    /// The key at `i`, as stored (folded or whole).
+    fn key_at(&self, i: usize) -> u64 {
+        if self.flags() & WHOLE != 0 {
+            (u64::from(self.words[2 + 2 * i]) << 32) | u64::from(self.words[2 + 2 * i + 1])
+        } else {
+            u64::from(self.words[2 + i])
+        }
+    }
+
+    /// The line at `i`.
+    fn line_at(&self, i: usize) -> u32 {
+        let n = self.n();
+        let lines = 2 + if self.flags() & WHOLE != 0 { 2 * n } else { n };
+        if self.flags() & FAR != 0 {
+            self.words[lines + i]
+        } else {
+            let w = self.words[lines + i / 2];
+            self.words[1] + if i.is_multiple_of(2) { w & 0xffff } else { w >> 16 }
+        }
+    }
+
+    /// A table of (path hash, line) pairs; of two pairs of one path, the first is kept (a repeated key keeps
+    /// its first line).
+    fn build(mut all: Vec<(u64, u32)>) -> LineTable {
+        // Stable: of two records of one path, the first stays.
+        all.sort_by_key(|e| e.0);
+        all.dedup_by_key(|e| e.0);
+        if all.is_empty() {
+            return LineTable::default();
+        }
+        let mut folded: Vec<(u32, u32)> = all.iter().map(|e| (fold(e.0), e.1)).collect();
+        folded.sort_unstable_by_key(|e| e.0);
+        let whole = folded.windows(2).any(|w| w[0].0 == w[1].0);
+        let base = all.iter().map(|e| e.1).min().unwrap_or(0);
+        let far = all.iter().any(|e| e.1 - base > 0xffff);
+        let n = all.len().min(COUNT as usize);
+        let mut words = Vec::with_capacity(2 + 2 * n + n);
+        words.push(u32::try_from(n).unwrap_or(COUNT) | if whole { WHOLE } else { 0 } | if far { FAR } else { 0 });
+        words.push(base);
+        let lines: Vec<u32> = if whole {
+            for e in &all[..n] {
+                words.push((e.0 >> 32) as u32);
+                words.push(e.0 as u32);
+            }
+            all[..n].iter().map(|e| e.1).collect()
+        } else {
+            words.extend(folded[..n].iter().map(|e| e.0));
+            folded[..n].iter().map(|e| e.1).collect()
+        };
+        if far {
+            words.extend(lines);
+        } else {
+            words.extend(lines.chunks(2).map(|c| (c[0] - base) | c.get(1).map_or(0, |l| (l - base) << 16)));
+        }
+        LineTable { words: words.into_boxed_slice() }
+    }
 }
 
 const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
@@ -169,70 +204,37 @@ impl LineTable {
         h
     }
 
-    /// Records the line of the node at `path`.
-    pub fn insert(&mut self, path: u64, line: u32) {
-        self.pending.push((path, line));
-    }
-
-    /// Sorts the table for lookups; call once after the last insert.
-    pub fn finish(&mut self) {
-        let mut all = std::mem::take(&mut self.pending);
-        all.extend(self.stored());
-        // Stable: of two records of one path, the first stays (a repeated key keeps its first line).
-        all.sort_by_key(|e| e.0);
-        all.dedup_by_key(|e| e.0);
-        let mut folded: Vec<(u32, usize)> = all.iter().enumerate().map(|(i, e)| (fold(e.0), i)).collect();
-        folded.sort_unstable();
-        let distinct = folded.windows(2).all(|w| w[0].0 != w[1].0);
-        if distinct {
-            self.keys = Keys::Folded(folded.iter().map(|f| f.0).collect());
-            self.lines = Lines::encode(&folded.iter().map(|f| all[f.1].1).collect::<Vec<u32>>());
-        } else {
-            self.keys = Keys::Whole(all.iter().map(|e| e.0).collect());
-            self.lines = Lines::encode(&all.iter().map(|e| e.1).collect::<Vec<u32>>());
-        }
-    }
-
-    /// The finished pairs, keys as stored (folded or whole).
-    fn stored(&self) -> Vec<(u64, u32)> {
-        let keys: Vec<u64> = match &self.keys {
-            Keys::Folded(k) => k.iter().map(|k| u64::from(*k)).collect(),
-            Keys::Whole(k) => k.to_vec(),
-        };
-        keys.into_iter().zip(self.lines.all()).collect()
-    }
-
-    /// The recorded (path hash, line) pairs.
+    /// The recorded (path hash, line) pairs, keys as stored (folded or whole).
     pub fn entries(&self) -> Vec<(u64, u32)> {
-        let mut out = self.stored();
-        out.extend(self.pending.iter().copied());
-        out
+        (0..self.n()).map(|i| (self.key_at(i), self.line_at(i))).collect()
     }
 
     /// A table of recorded pairs (read back from the render cache), ready for lookups.
     pub fn from_entries(entries: Vec<(u64, u32)>) -> LineTable {
-        let mut t = LineTable { pending: entries, ..LineTable::default() };
-        t.finish();
-        t
+        LineTable::build(entries)
     }
 
     /// Moves every recorded line through `f`: lines of a rendered document mapped to the lines of the
     /// template it came from.
     pub fn remap(&mut self, f: impl Fn(u32) -> u32) {
-        for e in &mut self.pending {
-            e.1 = f(e.1);
-        }
-        self.lines = Lines::encode(&self.lines.all().into_iter().map(f).collect::<Vec<u32>>());
+        let entries = self.entries().into_iter().map(|(k, l)| (k, f(l))).collect();
+        *self = LineTable::build(entries);
     }
 
     /// The line of the node at a hashed path.
     pub fn get(&self, path: u64) -> Option<u32> {
-        debug_assert!(self.pending.is_empty(), "a line table is finished before lookups");
-        let i = match &self.keys {
-            Keys::Folded(k) => k.binary_search(&fold(path)).ok()?,
-            Keys::Whole(k) => k.binary_search(&path).ok()?,
-        };
-        Some(self.lines.get(i))
+        let n = self.n();
+        let key = if self.flags() & WHOLE != 0 { path } else { u64::from(fold(path)) };
+        let (mut lo, mut hi) = (0, n);
+        while lo < hi {
+            let mid = lo + (hi - lo) / 2;
+            match self.key_at(mid).cmp(&key) {
+                std::cmp::Ordering::Less => lo = mid + 1,
+                std::cmp::Ordering::Greater => hi = mid,
+                std::cmp::Ordering::Equal => return Some(self.line_at(mid)),
+            }
+        }
+        None
     }
 
     /// Hashes a textual path below `root`: `spec.tls[0].secretName`,
@@ -396,10 +398,9 @@ mod tests {
     }
 
     fn table(pairs: &[(u64, u32)]) -> LineTable {
-        let mut t = LineTable::default();
-        pairs.iter().for_each(|(k, l)| t.insert(*k, *l));
-        t.finish();
-        t
+        let mut r = LineRecorder::default();
+        pairs.iter().for_each(|(k, l)| r.insert(*k, *l));
+        r.finish()
     }
 
     #[test]
@@ -407,7 +408,8 @@ mod tests {
         let keys: Vec<u64> = (0..200).map(|i| LineTable::index(LineTable::ROOT, i)).collect();
         let pairs: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, k)| (*k, 1000 + i as u32 * 3)).collect();
         let t = table(&pairs);
-        assert!(matches!(t.keys, Keys::Folded(_)) && matches!(t.lines, Lines::Near { base: 1000, .. }));
+        // Folded keys, 16-bit lines from 1000: 6 bytes a node, in one allocation.
+        assert_eq!((t.flags(), t.words[1], t.words.len()), (0, 1000, 2 + 200 + 100));
         for (k, l) in &pairs {
             assert_eq!(t.get(*k), Some(*l));
         }
@@ -427,12 +429,13 @@ mod tests {
         // Both fold to 1: the table keeps whole hashes and tells them apart.
         let (a, b) = (0x0000_0001_0000_0000_u64, 0x0000_0000_0000_0001_u64);
         let t = table(&[(a, 3), (b, 70_000), (LineTable::ROOT, 1)]);
-        assert!(matches!(t.keys, Keys::Whole(_)), "{t:?}");
-        assert!(matches!(t.lines, Lines::Far(_)), "70,000 lines apart is beyond 16 bits: {t:?}");
+        assert_eq!(t.flags(), WHOLE | FAR, "70,000 lines apart is beyond 16 bits: {t:?}");
         assert_eq!((t.get(a), t.get(b), t.get(LineTable::ROOT)), (Some(3), Some(70_000), Some(1)));
         assert_eq!(t.get(0x0000_0002_0000_0003), None);
         let back = LineTable::from_entries(t.entries());
         assert_eq!((back.get(a), back.get(b)), (Some(3), Some(70_000)));
+        assert_eq!(LineTable::default().get(LineTable::ROOT), None);
+        assert_eq!(LineRecorder::default().finish().entries(), []);
     }
 
     #[test]

@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use edgecheck_core::value::{Map, Number, Str, Value};
-use edgecheck_core::LineTable;
+use edgecheck_core::{LineRecorder, LineTable};
 use yaml_rust2::parser::{Event, Parser};
 use yaml_rust2::scanner::{Marker, TScalarStyle};
 
@@ -169,7 +169,7 @@ struct Builder {
     nodes: usize,
     /// Of those, the nodes copied from aliases (go-yaml's `aliasCount`).
     aliased: usize,
-    lines: LineTable,
+    lines: LineRecorder,
     offset: u32,
     root: Option<Value>,
     root_line: u32,
@@ -518,7 +518,7 @@ fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxE
         anchors: HashMap::new(),
         nodes: 0,
         aliased: 0,
-        lines: LineTable::default(),
+        lines: LineRecorder::default(),
         offset: start_line - 1,
         root: None,
         root_line: start_line,
@@ -569,8 +569,7 @@ fn parse_strict(text: &str, start_line: u32) -> Result<Option<Document>, SyntaxE
     if value.is_null() {
         return Ok(None);
     }
-    b.lines.finish();
-    Ok(Some(Document { line: b.root_line, value, lines: b.lines }))
+    Ok(Some(Document { line: b.root_line, value, lines: b.lines.finish() }))
 }
 
 /// Whether a text that does not parse names an `apiVersion` or a `kind` (`kind:` starting a line, `"kind"` in

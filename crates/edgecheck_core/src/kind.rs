@@ -8,9 +8,9 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Kind {
     /// API group; empty for the core group.
-    pub group: String,
+    pub group: crate::value::Str,
     /// Kind, as spelled in `kind:`.
-    pub kind: String,
+    pub kind: crate::value::Str,
 }
 
 /// A compile-time group/kind used to name the kinds edgecheck understands.
@@ -100,7 +100,7 @@ kinds! {
 impl K {
     /// The owned form.
     pub fn to_kind(self) -> Kind {
-        Kind { group: self.group.to_string(), kind: self.kind.to_string() }
+        Kind { group: self.group.into(), kind: self.kind.into() }
     }
 
     /// `group/version` as written in `apiVersion`.
@@ -116,7 +116,7 @@ impl K {
 impl Kind {
     /// Builds a kind from an `apiVersion` and a `kind` field.
     pub fn from_api_version(api_version: &str, kind: &str) -> Kind {
-        Kind { group: group_of(api_version).to_string(), kind: kind.to_string() }
+        Kind { group: group_of(api_version).into(), kind: kind.into() }
     }
 
     /// True when this is the compile-time kind `k`.

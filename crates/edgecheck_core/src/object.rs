@@ -328,7 +328,7 @@ impl Object {
     pub fn to_ref(&self) -> ObjectRef {
         ObjectRef {
             api_version: Some(self.api_version.clone()),
-            kind: self.kind.kind.clone(),
+            kind: self.kind.kind.to_string(),
             namespace: self.namespace.clone(),
             name: self.name.clone(),
         }

@@ -459,7 +459,7 @@ async fn discover(api: &ApiGet) -> Result<(Vec<Resource>, Vec<(Resource, String)
             Err(reason) => {
                 // Its kinds are unknown, not absent: each known kind of the group is not checked.
                 for k in K::KNOWN.iter().filter(|k| k.group == group) {
-                    let kind = Kind { group: group.clone(), kind: k.kind.to_string() };
+                    let kind = Kind { group: group.as_str().into(), kind: k.kind.into() };
                     let r = Resource {
                         api_version: api_version.clone(),
                         group: group.clone(),

@@ -116,7 +116,7 @@ fn one(
             problems.push(LoadProblem {
                 object: Some(ObjectRef {
                     api_version: Some(api_version.clone()),
-                    kind: kind.kind.clone(),
+                    kind: kind.kind.to_string(),
                     namespace: namespace.clone(),
                     name: String::new(),
                 }),

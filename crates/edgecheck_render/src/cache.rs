@@ -59,7 +59,7 @@ impl Stored {
     fn from(o: &Object) -> Stored {
         Stored {
             api_version: o.api_version.clone(),
-            kind: o.kind.kind.clone(),
+            kind: o.kind.kind.to_string(),
             namespace: o.namespace.clone(),
             name: o.name.clone(),
             value: o.value.clone(),

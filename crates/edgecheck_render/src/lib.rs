@@ -323,9 +323,9 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         }
     }
     let rendered_ids: HashSet<(String, String, Option<String>)> =
-        objects.iter().map(|o| (o.kind.kind.clone(), o.name.clone(), o.namespace.clone())).collect();
+        objects.iter().map(|o| (o.kind.kind.to_string(), o.name.clone(), o.namespace.clone())).collect();
     let rendered_names: HashSet<(String, String)> =
-        objects.iter().map(|o| (o.kind.kind.clone(), o.name.clone())).collect();
+        objects.iter().map(|o| (o.kind.kind.to_string(), o.name.clone())).collect();
     let has_builds = !specs.is_empty();
     // What sits beside the controller objects (a Namespace, an AppProject) is applied with them.
     let controller_dirs: HashSet<String> = files
@@ -354,8 +354,8 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         if has_builds && !of_a_build && !o.source.example && !is_controller_input(o) {
             // A copy of what a build renders never stands in for it or collides with it.
             let same = match &o.namespace {
-                Some(ns) => rendered_ids.contains(&(o.kind.kind.clone(), o.name.clone(), Some(ns.clone()))),
-                None => rendered_names.contains(&(o.kind.kind.clone(), o.name.clone())),
+                Some(ns) => rendered_ids.contains(&(o.kind.kind.to_string(), o.name.clone(), Some(ns.clone()))),
+                None => rendered_names.contains(&(o.kind.kind.to_string(), o.name.clone())),
             };
             if same {
                 return false;

@@ -84,7 +84,7 @@ impl Store {
         let Some(o) = k.objects.values().next() else { return };
         k.unchecked = Some(Unchecked {
             api_version: o.api_version.clone(),
-            kind: o.kind.kind.clone(),
+            kind: o.kind.kind.to_string(),
             namespace: None,
             reason: format!("more than {max} objects (the limit per kind)"),
             cluster: o.source.cluster.as_deref().map(str::to_string),

@@ -53,7 +53,7 @@ impl PathIndex<'_> {
         let o = graph.obj(id);
         // (The key is built only when there is something to look up: this runs for every node of every path.)
         let listed = (!self.app_resources.is_empty())
-            .then(|| self.app_resources.get(&(o.kind.kind.clone(), o.namespace.clone(), o.name.clone())))
+            .then(|| self.app_resources.get(&(o.kind.kind.to_string(), o.namespace.clone(), o.name.clone())))
             .flatten();
         if let Some(a) = listed {
             return Some(*a);

@@ -34,7 +34,7 @@ impl CrdSyncWaveLate {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let g = cx.graph;
         for (cid, crd_obj, crd) in g.each::<Crd>() {
-            let kind = Kind { group: crd.spec.group.to_string(), kind: crd.spec.names.kind.to_string() };
+            let kind = Kind { group: crd.spec.group.clone(), kind: crd.spec.names.kind.clone() };
             let cchain = chain(g, cid);
             if cchain.len() < 2 {
                 continue; // not held by any Application: no ordering known

@@ -35,8 +35,8 @@ impl IngressClassParametersMissing {
         for (id, o, c) in cx.graph.each::<IngressClass>() {
             let Some(p) = &c.spec.parameters else { continue };
             let kind = Kind {
-                group: p.api_group.as_deref().unwrap_or_default().to_string(),
-                kind: p.kind.as_deref().unwrap_or_default().to_string(),
+                group: p.api_group.as_deref().unwrap_or_default().into(),
+                kind: p.kind.as_deref().unwrap_or_default().into(),
             };
             for e in cx.graph.edges_from_kind(id, EdgeKind::ClassParameters) {
                 let Target::Missing(r) = &e.to else { continue };

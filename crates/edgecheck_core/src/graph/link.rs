@@ -74,7 +74,7 @@ impl Graph {
     pub(super) fn index_crds(&mut self) {
         let mut crds = HashMap::new();
         for (id, _, crd) in self.each::<views::Crd>() {
-            crds.insert(Kind { group: crd.spec.group.to_string(), kind: crd.spec.names.kind.to_string() }, id);
+            crds.insert(Kind { group: crd.spec.group.clone(), kind: crd.spec.names.kind.clone() }, id);
         }
         self.crds = crds;
     }
@@ -180,7 +180,7 @@ impl Graph {
         if unresolved_ref(ns, name) {
             return;
         }
-        let dynamic = Kind { group: group.to_string(), kind: k.to_string() };
+        let dynamic = Kind { group: group.into(), kind: k.into() };
         let to = match self.find_kind(&dynamic, ns, name) {
             Some(t) => Target::Found(t),
             None => Target::Missing(Box::new(ObjectRef {
@@ -581,7 +581,7 @@ impl Graph {
                 K::KNOWN
                     .iter()
                     .find(|k| k.kind == s.kind)
-                    .map_or(Kind { group: String::new(), kind: s.kind.to_string() }, |k| k.to_kind())
+                    .map_or(Kind { group: Default::default(), kind: s.kind.as_str().into() }, |k| k.to_kind())
             } else {
                 Kind::from_api_version(&api, &s.kind)
             };

@@ -128,7 +128,7 @@ impl Server {
                 entry.1.push(version.to_string());
             }
             if !kinds.iter().any(|k| k.group == group && k.kind == kind) {
-                let namespaced = Kind { group: group.to_string(), kind: kind.to_string() }.namespaced();
+                let namespaced = Kind { group: group.into(), kind: kind.into() }.namespaced();
                 kinds.push(Served { group: group.into(), kind: kind.into(), plural: plural(kind), namespaced });
             }
         }

@@ -552,8 +552,8 @@ fn host_key(l: &Listener) -> String {
 fn infra_params_missing(graph: &Graph, go: &edgecheck_core::Object, gw: &views::Gateway) -> Option<String> {
     let p = gw.spec.infrastructure.as_ref()?.get("parametersRef")?;
     let kind = Kind {
-        group: p.get("group").and_then(|x| x.as_str()).unwrap_or("").to_string(),
-        kind: p.get("kind").and_then(|x| x.as_str()).unwrap_or("").to_string(),
+        group: p.get("group").and_then(|x| x.as_str()).unwrap_or("").into(),
+        kind: p.get("kind").and_then(|x| x.as_str()).unwrap_or("").into(),
     };
     let name = p.get("name").and_then(|x| x.as_str()).unwrap_or("");
     let ns = go.namespace.as_deref();

@@ -235,8 +235,10 @@ impl GatewayModel {
             let mut v = Vec::new();
             match &c.spec.parameters_ref {
                 Some(p) => {
-                    let kind =
-                        Kind { group: p.group.clone().unwrap_or_default(), kind: p.kind.clone().unwrap_or_default() };
+                    let kind = Kind {
+                        group: p.group.clone().unwrap_or_default().into(),
+                        kind: p.kind.clone().unwrap_or_default().into(),
+                    };
                     // A Secret that cert-manager or a secret operator will write is there.
                     let produced = kind.group.is_empty()
                         && kind.kind == "Secret"

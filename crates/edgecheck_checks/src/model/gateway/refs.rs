@@ -71,10 +71,10 @@ impl GatewayModel {
                     break;
                 }
                 let (kk, kns) = if core {
-                    (Kind { group: String::new(), kind: k.to_string() }, Some(ns.as_str()))
+                    (Kind { group: Default::default(), kind: k.into() }, Some(ns.as_str()))
                 } else {
                     // ClusterTrustBundle: cluster-scoped, in certificates.k8s.io.
-                    (Kind { group: "certificates.k8s.io".into(), kind: k.to_string() }, None)
+                    (Kind { group: "certificates.k8s.io".into(), kind: k.into() }, None)
                 };
                 // A ConfigMap without `ca.crt` holds no CA (the key the spec names).
                 if let Some(cm) = graph.find_kind(&kk, kns, n).filter(|_| k == "ConfigMap") {
@@ -155,7 +155,7 @@ pub(super) fn frontend_ca(graph: &Graph, owner: ObjId, l: &Listener) -> Option<(
             );
             return Some((Reason::RefNotPermitted, m, field));
         }
-        let kind = Kind { group: String::new(), kind: k.to_string() };
+        let kind = Kind { group: Default::default(), kind: k.into() };
         match graph.find_kind(&kind, Some(rns), &r.name) {
             None => {
                 let produced = k == "Secret" && !graph.secret_producers(rns, &r.name).is_empty();
@@ -370,7 +370,7 @@ pub(super) fn backend_refs(
                 // controller is installed and may be this parent's.
                 BackendKind::Unknown
                     if imp.is_none() && !g.is_empty() && {
-                        let kind = Kind { group: g.to_string(), kind: k.to_string() };
+                        let kind = Kind { group: g.into(), kind: k.into() };
                         !graph.ids_of(&kind).is_empty() || graph.crd_for(&kind).is_some()
                     } =>
                 {

@@ -1243,4 +1243,76 @@ mod tests {
         let back: Doc = serde_json::from_str(&bad.to_string()).unwrap();
         assert_eq!(back, bad);
     }
+
+    /// A value of random shape: keys of the table and others, strings around the short/long boundary,
+    /// numbers at the edges of each encoding, nesting.
+    fn random(seed: &mut u64, depth: u32) -> Value {
+        let mut next = || {
+            *seed ^= *seed << 13;
+            *seed ^= *seed >> 7;
+            *seed ^= *seed << 17;
+            *seed
+        };
+        let pick = next() % if depth == 0 { 6 } else { 8 };
+        let n = next();
+        match pick {
+            0 => Value::Null,
+            1 => Value::Bool(n % 2 == 0),
+            2 => Value::from([0, 1, 127, 128, 16383, 16384, u64::MAX, n][(n % 8) as usize]),
+            3 => Value::from([-1_i64, -128, -129, i64::MIN, -(n as i64 >> 1)][(n % 5) as usize]),
+            4 => Value::Number(Number::from_f64([0.5, -2.25, 1e300, f64::MIN_POSITIVE][(n % 4) as usize]).unwrap()),
+            5 => Value::from("é".repeat([0, 1, 95, 96, 97, 200][(n % 6) as usize])),
+            6 => Value::Array((0..n % 5).map(|_| random(seed, depth - 1)).collect()),
+            _ => {
+                let mut m = Map::new();
+                for i in 0..n % 6 {
+                    let key = match i % 3 {
+                        0 => KEYS[(n as usize + i as usize) % KEYS.len()].to_string(),
+                        1 => format!("k{}", "x".repeat((n % 300) as usize)),
+                        _ => format!("spec{i}"),
+                    };
+                    let v = random(seed, depth - 1);
+                    m.insert(key.into(), v);
+                }
+                Value::Object(m)
+            }
+        }
+    }
+
+    /// Every path of `v`, as a JSON Pointer.
+    fn pointers(v: &Value, at: &str, out: &mut Vec<String>) {
+        out.push(at.to_string());
+        match v {
+            Value::Array(a) => a.iter().enumerate().for_each(|(i, x)| pointers(x, &format!("{at}/{i}"), out)),
+            Value::Object(m) => m
+                .iter()
+                .for_each(|(k, x)| pointers(x, &format!("{at}/{}", k.replace('~', "~0").replace('/', "~1")), out)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn random_documents_read_back_node_by_node() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..500 {
+            let v = random(&mut seed, 5);
+            let d = Doc::new(&v);
+            assert_eq!(d.to_value(), v);
+            assert_eq!(d.to_string(), v.to_string());
+            assert_eq!(d, Doc::new(&d.to_value()));
+            let mut paths = Vec::new();
+            pointers(&v, "", &mut paths);
+            for p in paths {
+                let (ours, theirs) = (d.pointer(&p), v.pointer(&p));
+                assert_eq!(ours.map(ValueRef::to_value).as_ref(), theirs, "{p}");
+                let ours = ours.expect("found");
+                assert_eq!(ours.as_str(), theirs.and_then(Value::as_str), "{p}");
+                assert_eq!(ours.as_i64(), theirs.and_then(Value::as_i64), "{p}");
+                assert_eq!(ours.as_u64(), theirs.and_then(Value::as_u64), "{p}");
+                assert_eq!(ours.as_f64(), theirs.and_then(Value::as_f64), "{p}");
+                assert_eq!(ours.as_array().map(SeqRef::len), theirs.and_then(Value::as_array).map(<[_]>::len));
+                assert_eq!(ours.as_object().map(MapRef::len), theirs.and_then(Value::as_object).map(Map::len));
+            }
+        }
+    }
 }

@@ -258,7 +258,7 @@ fn flux_dir(o: &Object, path: &str, git: bool, known: &HashSet<String>) -> Optio
     let path = crate::graph::normalize_rel_path(path);
     let path = path.as_str();
     let mut roots: Vec<String> = Vec::new();
-    let checkout = o.source.repo_path.as_ref().and_then(|(_, rel)| file.strip_suffix(rel.as_str()));
+    let checkout = o.source.repo_path.as_ref().and_then(|(_, rel)| file.strip_suffix(&**rel));
     if let (Some(root), true) = (checkout, git) {
         roots.push(root.trim_end_matches('/').to_string());
     }

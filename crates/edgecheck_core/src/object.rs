@@ -287,7 +287,7 @@ pub struct Source {
     pub cluster: Option<Arc<str>>,
     /// The linted checkout the file belongs to (index into the inventory's repos) and the file's
     /// path relative to its root.
-    pub repo_path: Option<(usize, String)>,
+    pub repo_path: Option<(usize, Arc<str>)>,
     /// The file sits in an example, test, archive or vendored directory below the linted root
     /// ([`crate::placement::EXAMPLE_DIRS`]). The loader sets it; [`crate::Graph::build`] clears it when a
     /// build names the file. An object still marked is not what a cluster runs: it is kept (and counted)
@@ -308,7 +308,7 @@ pub struct Source {
 #[derive(Debug, Clone)]
 pub struct Object {
     /// `apiVersion` as written.
-    pub api_version: String,
+    pub api_version: crate::value::Str,
     /// Group and kind.
     pub kind: Kind,
     /// Namespace, defaulted as Kubernetes does for namespaced kinds; `None` for cluster-scoped kinds.
@@ -327,7 +327,7 @@ impl Object {
     /// The reference to this object.
     pub fn to_ref(&self) -> ObjectRef {
         ObjectRef {
-            api_version: Some(self.api_version.clone()),
+            api_version: Some(self.api_version.to_string()),
             kind: self.kind.kind.to_string(),
             namespace: self.namespace.clone(),
             name: self.name.clone(),

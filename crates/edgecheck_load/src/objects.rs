@@ -136,7 +136,8 @@ fn one(
         loose: false,
         build: None,
     };
-    let obj = Object { api_version, kind, namespace, name, value: Doc::default(), source, secret: None };
+    let obj =
+        Object { api_version: api_version.into(), kind, namespace, name, value: Doc::default(), source, secret: None };
     out.push(with_value(obj, value, problems));
 }
 
@@ -268,7 +269,8 @@ pub fn object_from_live_value(cluster: &Arc<str>, value: Value, problems: &mut V
         loose: false,
         build: None,
     };
-    let obj = Object { api_version, kind, namespace, name, value: Doc::default(), source, secret: None };
+    let obj =
+        Object { api_version: api_version.into(), kind, namespace, name, value: Doc::default(), source, secret: None };
     Some(with_value(obj, value, problems))
 }
 

@@ -17,7 +17,7 @@ pub struct Checkouts {
     repos: Vec<RepoInfo>,
     problems: Vec<LoadProblem>,
     /// Each file (as objects name it) with its checkout and its path there.
-    placed: HashMap<String, Option<(usize, String)>>,
+    placed: HashMap<String, Option<(usize, std::sync::Arc<str>)>>,
     /// Directories resolved so far (for files found after parsing).
     dirs: HashMap<PathBuf, Option<PathBuf>>,
 }
@@ -45,12 +45,15 @@ pub fn attach(inv: &mut Inventory, found: Checkouts) {
 }
 
 /// The checkout of `f` and its path there.
-fn place(f: &Path, repos: &[RepoInfo], dirs: &mut HashMap<PathBuf, Option<PathBuf>>) -> Option<(usize, String)> {
+fn place(
+    f: &Path,
+    repos: &[RepoInfo],
+    dirs: &mut HashMap<PathBuf, Option<PathBuf>>,
+) -> Option<(usize, std::sync::Arc<str>)> {
     let abs = resolve(f, dirs)?;
-    repos
-        .iter()
-        .enumerate()
-        .find_map(|(i, r)| abs.strip_prefix(&r.root).ok().map(|rel| (i, rel.to_string_lossy().replace('\\', "/"))))
+    repos.iter().enumerate().find_map(|(i, r)| {
+        abs.strip_prefix(&r.root).ok().map(|rel| (i, std::sync::Arc::from(rel.to_string_lossy().replace('\\', "/"))))
+    })
 }
 
 /// Finds the checkouts of the linted `roots` (and of those named in `options.repo_urls`) and places `files`

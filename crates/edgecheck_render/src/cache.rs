@@ -50,7 +50,7 @@ pub struct Stored {
     line: Option<u32>,
     root: u64,
     lines: Vec<(u64, u32)>,
-    repo_path: Option<(usize, String)>,
+    repo_path: Option<(usize, Arc<str>)>,
     build: Option<String>,
     secret: Option<SecretInfo>,
 }
@@ -58,7 +58,7 @@ pub struct Stored {
 impl Stored {
     fn from(o: &Object) -> Stored {
         Stored {
-            api_version: o.api_version.clone(),
+            api_version: o.api_version.to_string(),
             kind: o.kind.kind.to_string(),
             namespace: o.namespace.clone(),
             name: o.name.clone(),
@@ -76,7 +76,7 @@ impl Stored {
     fn into_object(self) -> Object {
         Object {
             kind: Kind::from_api_version(&self.api_version, &self.kind),
-            api_version: self.api_version,
+            api_version: self.api_version.into(),
             namespace: self.namespace,
             name: self.name,
             value: self.value,

@@ -35,7 +35,7 @@ impl Trees {
             let Some(path) = o.value.pointer("/spec/path").and_then(ValueRef::as_str) else { continue };
             let path = edgecheck_core::graph::normalize_rel_path(path);
             // The directory as files are spelled: the file's prefix before its repository path, then the path.
-            let prefix = file.strip_suffix(rel.as_str()).unwrap_or("").trim_end_matches('/');
+            let prefix = file.strip_suffix(&**rel).unwrap_or("").trim_end_matches('/');
             let dir = join_path(prefix, &path);
             let own = edgecheck_core::graph::under_dir(rel, &path);
             all.push((file.to_string(), dir, own));
@@ -108,7 +108,7 @@ mod tests {
             "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec: {{path: {path}}}\n"
         );
         let mut o = edgecheck_load::load_text(file, &text).objects.remove(0);
-        o.source.repo_path = Some((0, rel.to_string()));
+        o.source.repo_path = Some((0, rel.into()));
         o
     }
 

@@ -485,7 +485,7 @@ fn prefixes(files: &[Object], inv: &Inventory) -> Vec<Option<String>> {
     for o in files {
         let (Some(f), Some((r, rel))) = (o.source.file.as_deref(), &o.source.repo_path) else { continue };
         if out[*r].is_none() {
-            if let Some(p) = f.strip_suffix(rel.as_str()) {
+            if let Some(p) = f.strip_suffix(&**rel) {
                 out[*r] = Some(p.trim_end_matches('/').to_string());
             }
         }

@@ -83,7 +83,7 @@ impl Store {
     fn over(k: &mut KindState, max: usize) {
         let Some(o) = k.objects.values().next() else { return };
         k.unchecked = Some(Unchecked {
-            api_version: o.api_version.clone(),
+            api_version: o.api_version.to_string(),
             kind: o.kind.kind.to_string(),
             namespace: None,
             reason: format!("more than {max} objects (the limit per kind)"),

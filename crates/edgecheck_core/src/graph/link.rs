@@ -615,7 +615,7 @@ impl Graph {
             .objects
             .iter()
             .enumerate()
-            .filter_map(|(i, o)| o.source.repo_path.as_ref().map(|(r, p)| (*r, p.as_str(), ObjId(i))))
+            .filter_map(|(i, o)| o.source.repo_path.as_ref().map(|(r, p)| (*r, &**p, ObjId(i))))
             .collect();
         files.sort_unstable();
         let mut new_edges = Vec::new();

@@ -18,8 +18,8 @@ pub struct Application {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ApplicationSpec {
-    /// Single source.
-    pub source: Option<AppSource>,
+    /// Single source (boxed: an Application has it or `sources`, and inline it was a third of the view).
+    pub source: Option<Box<AppSource>>,
     /// Multiple sources.
     pub sources: Vec<AppSource>,
     /// Destination.
@@ -36,7 +36,7 @@ impl ApplicationSpec {
     /// Every source with its field path.
     pub fn all_sources(&self) -> Vec<(String, &AppSource)> {
         let mut out = Vec::new();
-        if let Some(s) = &self.source {
+        if let Some(s) = self.source.as_deref() {
             out.push(("spec.source".to_string(), s));
         }
         for (i, s) in self.sources.iter().enumerate() {

@@ -55,7 +55,7 @@ impl BackendPortMissing {
             }
             let from = cx.graph.obj(e.from);
             let sobj = cx.graph.obj(*sid);
-            let Some(port) = &e.port else {
+            let Some(port) = e.port() else {
                 report_unset(from, sobj, svc, e, out);
                 continue;
             };

@@ -84,7 +84,7 @@ impl BackendProtocolMismatch {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let g = cx.graph;
         for e in backend_edges(g) {
-            let (Target::Found(sid), Some(port)) = (&e.to, &e.port) else { continue };
+            let (Target::Found(sid), Some(port)) = (&e.to, e.port()) else { continue };
             let Some(svc) = g.view::<Service>(*sid) else { continue };
             let Some(sp) = service_port(svc, port) else { continue };
             let from = g.obj(e.from);

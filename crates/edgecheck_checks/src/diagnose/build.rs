@@ -373,13 +373,13 @@ fn backends(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, route: usize
     let mut workloads = Vec::new();
     let edges = cx.edges_under(claim.route, EdgeKind::Backend, &claim.backend_fields);
     for e in &edges {
-        let port = e.port.as_ref().map(|p| format!("port {p}")).unwrap_or_default();
+        let port = e.port().map(|p| format!("port {p}")).unwrap_or_default();
         let svc = b.target(Role::Service, Layer::Backend, Branch::Request, route, &e.to, &port);
         services.push(svc);
         let Target::Found(sid) = e.to else { continue };
         let o = graph.obj(sid);
         if let Some(s) = graph.view::<views::Service>(sid) {
-            service_detail(b, svc, s, e.port.as_ref());
+            service_detail(b, svc, s, e.port());
         }
         if let Some(ns) = &o.namespace {
             for &slice in cx.slices.get(&(ns.clone(), o.name.clone())).into_iter().flatten() {
@@ -400,7 +400,7 @@ fn backends(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, route: usize
         for w in graph.edges_from_kind(sid, EdgeKind::Selects).filter_map(|e| e.to.found()) {
             let n = b.add(Role::Workload, Layer::Backend, Branch::Request, Some(svc), What::Found(w, String::new()));
             if let Some(wv) = graph.view::<views::Workload>(w) {
-                workload_detail(b, n, wv, graph.view::<views::Service>(sid), e.port.as_ref());
+                workload_detail(b, n, wv, graph.view::<views::Service>(sid), e.port());
             }
             workloads.push(n);
         }
@@ -460,7 +460,7 @@ fn entry(b: &mut Builder<'_>, claim: &Claim, t: &TraceTarget, name: usize) -> us
             let n = match &class {
                 Some(e) => {
                     let n = b.target(Role::Entry, Layer::Listener, Branch::Request, name, &e.to, "");
-                    b.detail(n, format!("class from {}", e.how));
+                    b.detail(n, format!("class from {}", e.how()));
                     if let Some(cid) = e.to.found() {
                         if let Some(c) = graph.view::<views::IngressClass>(cid) {
                             if let Some(ctrl) = &c.spec.controller {
@@ -632,7 +632,7 @@ fn tls(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, t: &TraceTarget, 
         _ => match claim.listeners.first() {
             Some((owner, l)) => graph
                 .edges_from_kind(*owner, EdgeKind::TlsSecret)
-                .filter(|e| e.section.as_deref() == Some(l.as_str()))
+                .filter(|e| e.section() == Some(l.as_str()))
                 .cloned()
                 .collect(),
             None => Vec::new(),

@@ -116,7 +116,7 @@ impl HostPassthroughConflict {
                 let Some(gw) = cx.graph.view::<Gateway>(gid) else { continue };
                 let gref = cx.graph.obj(gid).to_ref();
                 for l in &gw.spec.listeners {
-                    if e.section.as_deref().is_some_and(|s| s != l.name) {
+                    if e.section().is_some_and(|s| s != l.name) {
                         continue;
                     }
                     let mode_passthrough = l

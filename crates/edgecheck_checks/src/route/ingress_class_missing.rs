@@ -45,7 +45,7 @@ impl IngressClassMissing {
         for (id, o, _) in cx.graph.each::<Ingress>() {
             for e in cx.graph.edges_from_kind(id, EdgeKind::IngressClass) {
                 let Target::Missing(r) = &e.to else { continue };
-                let severity = match e.how {
+                let severity = match e.how() {
                     "ingressClassName" => cx.absence(K::INGRESS_CLASS, None),
                     "annotation" if cx.graph.complete => Some(Severity::Warning),
                     _ => None,
@@ -54,12 +54,15 @@ impl IngressClassMissing {
                 if r.name == "traefik" && super::ingress_class_default_missing::k3s_traefik(cx.graph) {
                     continue;
                 }
-                let via =
-                    if e.how == "annotation" { "annotation `kubernetes.io/ingress.class`" } else { "ingressClassName" };
+                let via = if e.how() == "annotation" {
+                    "annotation `kubernetes.io/ingress.class`"
+                } else {
+                    "ingressClassName"
+                };
                 let mut f = out
                     .at(o, &e.field)
                     .severity(severity)
-                    .message(if e.how == "annotation" {
+                    .message(if e.how() == "annotation" {
                         format!(
                             "{} names IngressClass `{}` ({via}), which does not exist; only a controller started with `--ingress-class={}` claims the Ingress",
                             o.to_ref(),

@@ -37,7 +37,7 @@ impl AcmeSolverClassMissing {
         for e in cx.graph.edges().iter().filter(|e| e.kind == EdgeKind::SolverClass) {
             let Target::Missing(r) = &e.to else { continue };
             let Some(mut severity) = cx.absence(K::INGRESS_CLASS, None) else { continue };
-            if e.how == "annotation" {
+            if e.how() == "annotation" {
                 severity = Severity::Warning;
             }
             let issuer = cx.graph.obj(e.from);

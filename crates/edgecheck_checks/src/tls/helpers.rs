@@ -137,7 +137,7 @@ fn hosts_of(graph: &Graph, e: &Edge) -> Vec<String> {
             .spec
             .listeners
             .iter()
-            .filter(|l| e.section.as_deref() == Some(l.name.as_str()))
+            .filter(|l| e.section() == Some(l.name.as_str()))
             .filter_map(|l| l.hostname.as_deref().map(str::to_string))
             .collect();
     }

@@ -99,7 +99,7 @@ impl TlsSecretMissing {
                 ))
                 .evidence(format!("{}: {}", s.edge.field, r.name))
                 .related((**r).clone());
-            if let Some(l) = &s.edge.section {
+            if let Some(l) = s.edge.section() {
                 b = b.evidence(format!("listener: {l}"));
             }
             if !s.hosts.is_empty() {

@@ -165,7 +165,7 @@ impl Graph {
             Some(id) => Target::Found(id),
             None => Target::Missing(Box::new(ObjectRef::new(k, ns, name))),
         };
-        Some(self.push_edge(Edge { from, kind, to, field: field.into(), port: None, section: None, how: "" }))
+        Some(self.push_edge(Edge::new(from, kind, to, field)))
     }
 
     /// An edge to an object of a kind named at run time (`group`, `kind`), as parameter references do.
@@ -190,7 +190,7 @@ impl Graph {
                 name: name.to_string(),
             })),
         };
-        self.push_edge(Edge { from, kind, to, field: field.into(), port: None, section: None, how: "" });
+        self.push_edge(Edge::new(from, kind, to, field));
     }
 
     pub(super) fn push_edge(&mut self, e: Edge) -> usize {
@@ -269,7 +269,7 @@ impl Graph {
             if let Some(c) = class {
                 let e = self.push(id, EdgeKind::IngressClass, (K::INGRESS_CLASS, None, &c), field.into());
                 if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                    x.how = how;
+                    x.set_how(how);
                 }
             }
             for (path, b, _) in ing.backends() {
@@ -281,7 +281,7 @@ impl Graph {
                         format!("{path}.service.name"),
                     );
                     if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                        x.port = port;
+                        x.set_port(port);
                     }
                     if b.service.is_none() {
                         if let Some(x) = e.map(|e| &mut self.edges[e]) {
@@ -330,7 +330,7 @@ impl Graph {
                         format!("spec.listeners[{li}].tls.certificateRefs[{ci}]"),
                     );
                     if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                        x.section = Some(l.name.as_str().into());
+                        x.set_section(Some(l.name.as_str().into()));
                     }
                 }
             }
@@ -384,10 +384,10 @@ impl Graph {
                     format!("spec.parentRefs[{i}]"),
                 );
                 if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                    x.section = p.section_name.as_deref().map(Into::into);
+                    x.set_section(p.section_name.as_deref().map(Into::into));
                 }
                 if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                    x.port = p.port.map(PortRef::Number);
+                    x.set_port(p.port.map(PortRef::Number));
                 }
             }
             for (ri, rule) in r.spec.rules.iter().enumerate() {
@@ -405,7 +405,7 @@ impl Graph {
                         format!("spec.rules[{ri}].backendRefs[{bi}]"),
                     );
                     if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                        x.port = b.port.map(PortRef::Number);
+                        x.set_port(b.port.map(PortRef::Number));
                     }
                 }
             }
@@ -432,7 +432,7 @@ impl Graph {
                         format!("spec.routes[{ri}].services[{si}]"),
                     );
                     if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                        x.port = s.port.clone();
+                        x.set_port(s.port.clone());
                     }
                 }
             }
@@ -485,15 +485,7 @@ impl Graph {
             for &w in candidates {
                 let labels = views::Workload::pick(&views[w.0]).map(|w| &w.labels);
                 if labels.is_some_and(|l| l.contains_all(sel)) {
-                    self.push_edge(Edge {
-                        from: id,
-                        kind: EdgeKind::Selects,
-                        to: Target::Found(w),
-                        field: "spec.selector".into(),
-                        port: None,
-                        section: None,
-                        how: "",
-                    });
+                    self.push_edge(Edge::new(id, EdgeKind::Selects, Target::Found(w), "spec.selector"));
                 }
             }
         }
@@ -540,7 +532,7 @@ impl Graph {
                             format!("spec.acme.solvers[{si}].http01.ingress.class"),
                         );
                         if let Some(x) = e.map(|e| &mut self.edges[e]) {
-                            x.how = "annotation";
+                            x.set_how("annotation");
                         }
                     }
                 }
@@ -595,15 +587,7 @@ impl Graph {
                     name: s.name.to_string(),
                 })),
             };
-            self.push_edge(Edge {
-                from: id,
-                kind: EdgeKind::Involves,
-                to,
-                field: "involvedObject".into(),
-                port: None,
-                section: None,
-                how: "",
-            });
+            self.push_edge(Edge::new(id, EdgeKind::Involves, to, "involvedObject"));
         }
     }
 
@@ -633,15 +617,7 @@ impl Graph {
             let label = b.split(" (").next().unwrap_or(b);
             if let Some(&app) = by_build.get(label) {
                 if app != ObjId(i) && o.source.repo_path.is_none() {
-                    new_edges.push(Edge {
-                        from: app,
-                        kind: EdgeKind::Manages,
-                        to: Target::Found(ObjId(i)),
-                        field: "spec.source".into(),
-                        port: None,
-                        section: None,
-                        how: "",
-                    });
+                    new_edges.push(Edge::new(app, EdgeKind::Manages, Target::Found(ObjId(i)), "spec.source"));
                 }
             }
         }
@@ -656,15 +632,7 @@ impl Graph {
                 }
                 debug_assert!(under(p, &a.dir));
                 if *id != a.id {
-                    new_edges.push(Edge {
-                        from: a.id,
-                        kind: EdgeKind::Manages,
-                        to: Target::Found(*id),
-                        field: a.field.clone(),
-                        port: None,
-                        section: None,
-                        how: "",
-                    });
+                    new_edges.push(Edge::new(a.id, EdgeKind::Manages, Target::Found(*id), a.field.clone()));
                 }
             }
         }

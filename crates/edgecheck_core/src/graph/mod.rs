@@ -84,12 +84,60 @@ pub struct Edge {
     pub to: Target,
     /// The field of `from` that holds the reference (for file:line); inline up to 24 bytes.
     pub field: crate::value::Str,
+    /// What a few edges carry ([`Edge::port`], [`Edge::section`], [`Edge::how`]): boxed, so that the
+    /// others (most: an Application's managed objects, selectors, issuers) are 64 bytes, not 120 (#17).
+    detail: Option<Box<EdgeDetail>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct EdgeDetail {
+    port: Option<PortRef>,
+    section: Option<crate::value::Str>,
+    how: &'static str,
+}
+
+impl Edge {
+    /// An edge without port, section or way of resolving.
+    pub fn new(from: ObjId, kind: EdgeKind, to: Target, field: impl Into<crate::value::Str>) -> Edge {
+        Edge { from, kind, to, field: field.into(), detail: None }
+    }
+
     /// Port named by the reference (backends, parentRefs).
-    pub port: Option<PortRef>,
+    pub fn port(&self) -> Option<&PortRef> {
+        self.detail.as_ref()?.port.as_ref()
+    }
+
     /// Section: listener name (parentRef `sectionName`, the listener of a certificateRef).
-    pub section: Option<crate::value::Str>,
-    /// How it was resolved, where there are several ways (`ingressClassName`, `annotation`, `default`).
-    pub how: &'static str,
+    pub fn section(&self) -> Option<&str> {
+        self.detail.as_ref()?.section.as_deref()
+    }
+
+    /// How it was resolved, where there are several ways (`ingressClassName`, `annotation`, `default`);
+    /// `""` otherwise.
+    pub fn how(&self) -> &'static str {
+        self.detail.as_ref().map_or("", |d| d.how)
+    }
+
+    /// Sets the port.
+    pub fn set_port(&mut self, port: Option<PortRef>) {
+        if port.is_some() || self.detail.is_some() {
+            self.detail.get_or_insert_default().port = port;
+        }
+    }
+
+    /// Sets the section.
+    pub fn set_section(&mut self, section: Option<crate::value::Str>) {
+        if section.is_some() || self.detail.is_some() {
+            self.detail.get_or_insert_default().section = section;
+        }
+    }
+
+    /// Sets how it was resolved.
+    pub fn set_how(&mut self, how: &'static str) {
+        if !how.is_empty() || self.detail.is_some() {
+            self.detail.get_or_insert_default().how = how;
+        }
+    }
 }
 
 /// Edge indexes per object, in one vector with an offset per object: a vector per object was an allocation

@@ -82,6 +82,9 @@ pub struct ClaimIndex<'g> {
     ingress_rules: HashMap<ObjId, RuleIndex>,
 }
 
+/// Ingresses with more rules and `tls` entries than this have them indexed by host.
+const INDEXED_RULES: usize = 16;
+
 #[derive(Default)]
 struct RuleIndex {
     exact: HashMap<String, Vec<usize>>,
@@ -92,6 +95,27 @@ struct RuleIndex {
 }
 
 impl RuleIndex {
+    /// The index of an Ingress whose rules' normalized hosts are `hosts`.
+    fn of(ing: &views::Ingress, hosts: &[Option<String>]) -> RuleIndex {
+        let mut rules = RuleIndex::default();
+        for (ri, h) in hosts.iter().enumerate() {
+            match h {
+                Some(h) if !h.contains('*') => rules.exact.entry(h.clone()).or_default().push(ri),
+                _ => rules.other.push(ri),
+            }
+        }
+        for (ti, tls) in ing.spec.tls.iter().enumerate() {
+            let exact: Vec<String> = tls.hosts.iter().map(|h| normalize(h)).filter(|h| !h.contains('*')).collect();
+            if tls.hosts.is_empty() || exact.len() < tls.hosts.len() {
+                rules.tls_other.push(ti);
+            }
+            for h in exact {
+                rules.tls_exact.entry(h).or_default().push(ti);
+            }
+        }
+        rules
+    }
+
     /// The `spec.tls` entries of the Ingress whose hosts cover `host`, in order.
     fn tls_for(&self, ing: &views::Ingress, host: &str) -> Vec<usize> {
         let mut out: Vec<usize> = self
@@ -115,6 +139,12 @@ impl RuleIndex {
 impl<'g> ClaimIndex<'g> {
     /// Indexes every host pattern of every claiming object.
     pub fn build(graph: &'g Graph, model: &'g Model) -> ClaimIndex<'g> {
+        ClaimIndex::indexing(graph, model, INDEXED_RULES)
+    }
+
+    /// [`ClaimIndex::build`], indexing the rules of Ingresses with more than `indexed_rules` rules and `tls`
+    /// entries.
+    fn indexing(graph: &'g Graph, model: &'g Model, indexed_rules: usize) -> ClaimIndex<'g> {
         let mut ix = ClaimIndex {
             graph,
             model,
@@ -126,21 +156,10 @@ impl<'g> ClaimIndex<'g> {
         for (id, _, ing) in graph.each::<views::Ingress>() {
             let mut hosts: Vec<Option<String>> =
                 ing.spec.rules.iter().map(|r| r.host.as_deref().map(normalize)).collect();
-            let rules = ix.ingress_rules.entry(id).or_default();
-            for (ri, h) in hosts.iter().enumerate() {
-                match h {
-                    Some(h) if !h.contains('*') => rules.exact.entry(h.clone()).or_default().push(ri),
-                    _ => rules.other.push(ri),
-                }
-            }
-            for (ti, tls) in ing.spec.tls.iter().enumerate() {
-                let exact: Vec<String> = tls.hosts.iter().map(|h| normalize(h)).filter(|h| !h.contains('*')).collect();
-                if tls.hosts.is_empty() || exact.len() < tls.hosts.len() {
-                    rules.tls_other.push(ti);
-                }
-                for h in exact {
-                    rules.tls_exact.entry(h).or_default().push(ti);
-                }
+            // A few rules are read as they are; an index of each Ingress's was, for a repository of small
+            // Ingresses, most of the claim index's memory (#17).
+            if ing.spec.rules.len() + ing.spec.tls.len() > indexed_rules {
+                ix.ingress_rules.insert(id, RuleIndex::of(ing, &hosts));
             }
             if ing.spec.default_backend.is_some() || ing.spec.backend.is_some() {
                 hosts.push(None);
@@ -640,6 +659,52 @@ fn route_rule_path_match(matches: &[edgecheck_core::Value], request: &str) -> Op
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An Ingress's rules read in turn and looked up by host claim alike: by exact host, by wildcard, by
+    /// path, with `tls` entries of exact and wildcard hosts.
+    #[test]
+    fn indexed_and_unindexed_ingress_rules_claim_alike() {
+        let rules: String = (0..20)
+            .map(|i| {
+                let host = match i % 4 {
+                    0 => format!("h{i}.example.com"),
+                    1 => "*.example.com".to_string(),
+                    2 => "shop.example.com".to_string(),
+                    _ => format!("a{i}.example.org"),
+                };
+                format!(
+                    "    - host: \"{host}\"\n      http: {{paths: [{{path: /p{i}, pathType: Prefix, backend: {{service: {{name: s{i}, port: {{number: 80}}}}}}}}]}}\n"
+                )
+            })
+            .collect();
+        let yaml = format!(
+            "apiVersion: networking.k8s.io/v1\nkind: Ingress\nmetadata: {{name: big, namespace: web}}\nspec:\n  tls:\n    - {{hosts: [shop.example.com], secretName: a}}\n    - {{hosts: ['*.example.com'], secretName: b}}\n    - {{secretName: c}}\n  rules:\n{rules}"
+        );
+        let options = edgecheck_core::Options::default();
+        let graph = Graph::build(edgecheck_load::load_text("t.yaml", &yaml), &options);
+        let model = Model::compute(&graph, crate::test_support::NOW);
+        let (read, looked_up) =
+            (ClaimIndex::indexing(&graph, &model, usize::MAX), ClaimIndex::indexing(&graph, &model, 0));
+        assert!(read.ingress_rules.is_empty() && looked_up.ingress_rules.len() == 1);
+        let mut claimed = 0;
+        for url in [
+            "https://shop.example.com/p2/x",
+            "https://shop.example.com/p6",
+            "https://shop.example.com/none",
+            "https://h4.example.com/p4",
+            "https://h4.example.com/p1",
+            "https://other.example.com/p5",
+            "https://a3.example.org/p3",
+            "https://a3.example.org/p7",
+            "http://nobody.example.net/",
+        ] {
+            let t = TraceTarget::parse(url).expect("url");
+            let (a, b) = (read.claims(&t), looked_up.claims(&t));
+            assert_eq!(a, b, "{url}");
+            claimed += usize::from(!a.is_empty());
+        }
+        assert!(claimed >= 6, "the URLs are claimed: {claimed}");
+    }
 
     #[test]
     fn host_patterns() {

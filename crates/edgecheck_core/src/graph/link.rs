@@ -2,6 +2,7 @@
 //! cert-manager, External Secrets, Events, Argo CD), and the indexes they need (CRDs, Secret producers).
 
 use super::*;
+use crate::value::Str;
 
 /// Operators that write Secrets: (API group, kind, JSON pointer of the Secret's name (`""`: the object's
 /// own name), of its namespace when it may differ).
@@ -80,11 +81,11 @@ impl Graph {
     }
 
     pub(super) fn index_producers(&mut self) {
-        let mut p: HashMap<(String, String), Vec<ObjId>> = HashMap::new();
+        let mut p: HashMap<(Str, Str), Vec<ObjId>> = HashMap::new();
         let mut add = |ns: &Option<String>, name: &str, id: ObjId| {
             if let Some(ns) = ns {
                 if !name.is_empty() {
-                    p.entry((ns.clone(), name.to_string())).or_default().push(id);
+                    p.entry((ns.as_str().into(), name.into())).or_default().push(id);
                 }
             }
         };
@@ -135,13 +136,16 @@ impl Graph {
             }
         }
         self.producers = p;
-        let mut services: HashMap<(String, String), Vec<ObjId>> = HashMap::new();
+        let mut services: HashMap<(Str, Str), Vec<ObjId>> = HashMap::new();
         for (i, o) in self.objects.iter().enumerate() {
             let Some(ns) = &o.namespace else { continue };
             for (g, k, patterns) in OPERATOR_SERVICES {
                 if o.kind.group == *g && o.kind.kind == *k {
                     for pat in *patterns {
-                        services.entry((ns.clone(), pat.replace("{}", &o.name))).or_default().push(ObjId(i));
+                        services
+                            .entry((ns.as_str().into(), pat.replace("{}", &o.name).into()))
+                            .or_default()
+                            .push(ObjId(i));
                     }
                 }
             }

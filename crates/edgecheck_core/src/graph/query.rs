@@ -2,6 +2,7 @@
 //! shared rules that read the whole inventory (absence, ReferenceGrants, Secret producers, owners).
 
 use super::*;
+use crate::value::Str;
 
 impl Graph {
     /// Whether a live scan could not list `kind` (LOD007): its objects are unknown, never absent.
@@ -143,7 +144,7 @@ impl Graph {
 
     /// Number of objects of kind `k` in `namespace`.
     pub fn count_in_namespace(&self, k: K, namespace: &str) -> usize {
-        self.ns_count.get(&k.to_kind()).and_then(|m| m.get(namespace)).copied().unwrap_or(0)
+        self.ns_count.get(&k.to_kind()).and_then(|m| m.get(namespace)).map_or(0, |n| *n as usize)
     }
 
     /// Whether the object's namespace was written in its manifest (not defaulted).
@@ -183,13 +184,13 @@ impl Graph {
     /// cert-manager's shim that names it, a secret operator's object (DopplerSecret `managedSecret`,
     /// OnePasswordItem, Vault `destination`, InfisicalSecret, BitwardenSecret).
     pub fn secret_producers(&self, namespace: &str, name: &str) -> &[ObjId] {
-        self.producers.get(&(namespace.to_string(), name.to_string())).map_or(&[], Vec::as_slice)
+        self.producers.get(&(Str::from(namespace), Str::from(name))).map_or(&[], Vec::as_slice)
     }
 
     /// Operator objects that will create the Service `namespace/name` (a VMAgent its `vmagent-<name>`, a
     /// CloudNativePG Cluster its `<name>-rw`, ...: the table in `graph/link.rs`).
     pub fn service_producers(&self, namespace: &str, name: &str) -> &[ObjId] {
-        self.service_producers.get(&(namespace.to_string(), name.to_string())).map_or(&[], Vec::as_slice)
+        self.service_producers.get(&(Str::from(namespace), Str::from(name))).map_or(&[], Vec::as_slice)
     }
 
     /// The CRD that defines `kind`, when it is in the inventory.

@@ -70,12 +70,19 @@ impl fmt::Display for ObjectRef {
 /// so recording a line costs one `u64` per node and a lookup is a binary search. A finished table is one
 /// exact-size allocation of 6 bytes a node (#17): each hash folded to 32 bits, unless two of the document's
 /// paths fold alike (then the table keeps whole hashes), and each line an offset in 16 bits from the
-/// document's first, unless the document spans 65,536 lines or more. Its words: the node count with the
-/// two choices in its top bits, the first line, the sorted keys (one word each, or two), then the lines
-/// (two to a word, or one).
-#[derive(Debug, Default, Clone)]
+/// document's first, unless the document spans 65,536 lines or more. Its words: the node count with the two
+/// choices in its top bits, the first line, the sorted keys (one word each, or two), then the lines (two to a
+/// word, or one). Cloning shares the words: the objects of one document (a `List`'s items) hold one table,
+/// and an object holds it without a box of its own.
+#[derive(Debug, Clone)]
 pub struct LineTable {
-    words: Box<[u32]>,
+    words: Arc<[u32]>,
+}
+
+impl Default for LineTable {
+    fn default() -> LineTable {
+        LineTable { words: Arc::from(Vec::new()) }
+    }
 }
 
 /// Keys are whole 64-bit hashes (two words each).
@@ -171,7 +178,7 @@ impl LineTable {
         } else {
             words.extend(lines.chunks(2).map(|c| (c[0] - base) | c.get(1).map_or(0, |l| (l - base) << 16)));
         }
-        LineTable { words: words.into_boxed_slice() }
+        LineTable { words: Arc::from(words) }
     }
 }
 
@@ -280,7 +287,7 @@ pub struct Source {
     /// 1-based line of the object's start (its document, or its item in a List).
     pub line: Option<u32>,
     /// Lines of the fields of the object's document.
-    pub lines: Option<Arc<LineTable>>,
+    pub lines: Option<LineTable>,
     /// The hashed path of the object inside its document (the root, or `items[i]`).
     pub root: u64,
     /// For objects read from a cluster: the cluster or context name.

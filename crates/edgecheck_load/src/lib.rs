@@ -311,7 +311,7 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
                         value: doc.value.clone(),
                     });
                 }
-                let lines = Arc::new(doc.lines);
+                let lines = doc.lines;
                 objects::objects_from_document(
                     &shared,
                     doc.line,

@@ -83,7 +83,7 @@ impl Stored {
             source: Source {
                 file: self.file.map(std::sync::Arc::from),
                 line: self.line,
-                lines: Some(Arc::new(LineTable::from_entries(self.lines))),
+                lines: Some(LineTable::from_entries(self.lines)),
                 root: self.root,
                 cluster: None,
                 repo_path: self.repo_path,

@@ -156,7 +156,7 @@ fn read(text: &str, file: &str, build: &str, map: Option<&[u32]>, out: &mut Pars
                     doc.lines.remap(remap);
                     doc.line = remap(doc.line);
                 }
-                let lines = Arc::new(doc.lines);
+                let lines = doc.lines;
                 let mut builds = Vec::new();
                 let mut skip = edgecheck_load::Skipped::default();
                 let start = out.objects.len();

@@ -92,13 +92,13 @@ pub fn objects() -> Vec<ObjectEntry> {
             own: false,
         }),
         expected_conditions: vec![ExpectedCondition {
-            parent: Some(ParentKey {
+            parent: Some(Box::new(ParentKey {
                 kind: Some("Gateway".into()),
                 namespace: Some("edge".into()),
                 name: "public".into(),
                 section_name: Some("https".into()),
                 ..ParentKey::default()
-            }),
+            })),
             listener: None,
             condition_type: edgecheck_checks::model::condition::ConditionType::ResolvedRefs,
             status: false,

@@ -203,7 +203,9 @@ impl LiveStatus {
             let expected = gateway.of(id);
             for c in &conds {
                 let Some(e) = expected.iter().find(|e| {
-                    e.condition_type.as_str() == c.condition_type && e.listener == c.listener && e.parent == c.parent
+                    e.condition_type.as_str() == c.condition_type
+                        && e.listener == c.listener
+                        && e.parent.as_deref() == c.parent.as_ref()
                 }) else {
                     continue;
                 };

@@ -370,7 +370,7 @@ impl GatewayModel {
         };
         if let Some(p) = &c.parent {
             if let Some(r) = graph.view::<views::Route>(id) {
-                if let Some(i) = r.spec.parent_refs.iter().position(|x| parent_key(x) == *p) {
+                if let Some(i) = r.spec.parent_refs.iter().position(|x| parent_key(x) == **p) {
                     field = format!("spec.parentRefs[{i}]");
                     if let Some(e) =
                         graph.edges_from_kind(id, edgecheck_core::EdgeKind::ParentRef).find(|e| e.field == field)

@@ -36,7 +36,7 @@ impl GatewayModel {
                 let edge = edges.iter().find(|e| e.field == field);
                 let Some(edge) = edge else { continue }; // not a Gateway/ListenerSet parent (mesh, ...)
                 let pc = |t: Type, s: bool, reason: Reason, m: String| ExpectedCondition {
-                    parent: Some(pk.clone()),
+                    parent: Some(Box::new(pk.clone())),
                     ..cond(t, s, reason, m)
                 };
                 let imp = edge.to.found().and_then(|pid| implementation::of_parent(graph, pid));

@@ -127,7 +127,8 @@ pub(super) struct PodState {
 
 /// The state of a Pod with a status; `None` without one (a Pod written in Git).
 pub(super) fn pod_state(g: &Graph, pod: ObjId) -> Option<PodState> {
-    let status = g.view::<Workload>(pod)?.status.as_ref()?;
+    g.view::<Workload>(pod)?;
+    let status = Workload::status(g.obj(pod))?;
     let conds = status.get("conditions").and_then(|c| c.as_array());
     let ready = conds.into_iter().flatten().any(|c| {
         c.get("type").and_then(|v| v.as_str()) == Some("Ready")
@@ -140,7 +141,7 @@ pub(super) fn pod_state(g: &Graph, pod: ObjId) -> Option<PodState> {
         if let Some(w) = cs.pointer("/state/waiting") {
             let reason = w.get("reason").and_then(|v| v.as_str()).unwrap_or("");
             crash_looping |= reason == "CrashLoopBackOff";
-            let restarts = cs.get("restartCount").and_then(edgecheck_core::Value::as_i64).unwrap_or(0);
+            let restarts = cs.get("restartCount").and_then(edgecheck_core::ValueRef::as_i64).unwrap_or(0);
             lines.push(format!("container {name} waiting: {reason} (restarts: {restarts})"));
         }
         if let Some(t) = cs.pointer("/lastState/terminated") {

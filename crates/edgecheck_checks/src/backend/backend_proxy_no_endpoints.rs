@@ -82,13 +82,11 @@ impl BackendProxyNoEndpoints {
                     .iter()
                     .filter_map(|&w| {
                         let v = cx.graph.view::<views::Workload>(w)?;
-                        let ready = v
-                            .status
-                            .as_ref()
-                            .and_then(|st| st.get("readyReplicas"))
-                            .and_then(edgecheck_core::Value::as_i64);
+                        let status = views::Workload::status(cx.graph.obj(w));
+                        let ready =
+                            status.and_then(|st| st.get("readyReplicas")).and_then(edgecheck_core::ValueRef::as_i64);
                         let zero = v.replicas == Some(0);
-                        (zero || (v.status.is_some() && ready.unwrap_or(0) == 0)).then(|| {
+                        (zero || (status.is_some() && ready.unwrap_or(0) == 0)).then(|| {
                             let wo = cx.graph.obj(w);
                             if zero {
                                 format!("{} is scaled to 0 replicas", wo.to_ref())

@@ -78,8 +78,10 @@ fn failed_jobs(cx: &CheckContext<'_>, ns: Option<&str>) -> Vec<(edgecheck_core::
         if o.namespace.as_deref() != ns {
             continue;
         }
-        let Some(w) = cx.graph.view::<Workload>(id) else { continue };
-        let conds = w.status.as_ref().and_then(|s| s.get("conditions")).and_then(|c| c.as_array());
+        if cx.graph.view::<Workload>(id).is_none() {
+            continue;
+        }
+        let conds = Workload::status(o).and_then(|s| s.get("conditions")).and_then(|c| c.as_array());
         for c in conds.into_iter().flatten() {
             let s = |k: &str| c.get(k).and_then(|v| v.as_str()).unwrap_or("");
             if s("type") == "Failed" && s("status") == "True" {

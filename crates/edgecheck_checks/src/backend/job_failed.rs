@@ -43,8 +43,10 @@ impl JobFailed {
         let g = cx.graph;
         for &jid in g.ids(K::JOB) {
             let job = g.obj(jid);
-            let Some(w) = g.view::<Workload>(jid) else { continue };
-            let conds = w.status.as_ref().and_then(|s| s.get("conditions")).and_then(|c| c.as_array());
+            if g.view::<Workload>(jid).is_none() {
+                continue;
+            }
+            let conds = Workload::status(job).and_then(|s| s.get("conditions")).and_then(|c| c.as_array());
             let Some((ci, failed)) = conds.into_iter().flatten().enumerate().find(|(_, c)| {
                 c.get("type").and_then(|v| v.as_str()) == Some("Failed")
                     && c.get("status").and_then(|v| v.as_str()) == Some("True")
@@ -97,7 +99,7 @@ fn why(g: &Graph, jid: ObjId) -> Vec<(ObjId, String)> {
         if g.obj(pid).namespace != job.namespace || !(pod_of(g, pid, &job.name) || is_pod_of_job(&g.obj(pid).name)) {
             continue;
         }
-        let Some(status) = g.view::<Workload>(pid).and_then(|w| w.status.as_ref()) else { continue };
+        let Some(status) = g.view::<Workload>(pid).and_then(|_| Workload::status(g.obj(pid))) else { continue };
         for cs in status.get("containerStatuses").and_then(|v| v.as_array()).into_iter().flatten() {
             for state in ["state", "lastState"] {
                 if let Some(m) = cs.pointer(&format!("/{state}/terminated/message")).and_then(|v| v.as_str()) {

@@ -400,7 +400,8 @@ fn backends(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, route: usize
         for w in graph.edges_from_kind(sid, EdgeKind::Selects).filter_map(|e| e.to.found()) {
             let n = b.add(Role::Workload, Layer::Backend, Branch::Request, Some(svc), What::Found(w, String::new()));
             if let Some(wv) = graph.view::<views::Workload>(w) {
-                workload_detail(b, n, wv, graph.view::<views::Service>(sid), e.port());
+                let status = views::Workload::status(graph.obj(w));
+                workload_detail(b, n, (wv, status), graph.view::<views::Service>(sid), e.port());
             }
             workloads.push(n);
         }
@@ -822,13 +823,13 @@ fn service_detail(b: &mut Builder<'_>, n: usize, s: &views::Service, port: Optio
 fn workload_detail(
     b: &mut Builder<'_>,
     n: usize,
-    w: &views::Workload,
+    (w, status): (&views::Workload, Option<edgecheck_core::ValueRef<'_>>),
     svc: Option<&views::Service>,
     port: Option<&PortRef>,
 ) {
-    if let Some(st) = &w.status {
-        let ready = st.get("readyReplicas").and_then(edgecheck_core::Value::as_i64);
-        let want = w.replicas.or_else(|| st.get("replicas").and_then(edgecheck_core::Value::as_i64));
+    if let Some(st) = status {
+        let ready = st.get("readyReplicas").and_then(edgecheck_core::ValueRef::as_i64);
+        let want = w.replicas.or_else(|| st.get("replicas").and_then(edgecheck_core::ValueRef::as_i64));
         if let Some(want) = want {
             b.detail(n, format!("{} of {want} replicas ready", ready.unwrap_or(0)));
         }

@@ -111,8 +111,6 @@ pub struct Workload {
     pub replicas: Option<i64>,
     /// The field path of the pod spec in the object (`spec.template.spec`, `spec`, ...).
     pub pod_spec_path: &'static str,
-    /// Status, as written.
-    pub status: Option<Value>,
     /// Secrets the pod reads: env `valueFrom.secretKeyRef`, `envFrom[].secretRef`, secret volumes and
     /// projected sources (all containers, init containers included).
     pub secret_uses: Vec<SecretUse>,
@@ -132,6 +130,12 @@ pub struct SecretUse {
 }
 
 impl Workload {
+    /// The workload object's `status`, read from its document (a view held a copy of every Pod's status in a
+    /// dump of a cluster, #17); `None` when absent or null.
+    pub fn status(o: &crate::Object) -> Option<ValueRef<'_>> {
+        o.value.get("status").filter(|s| !s.is_null())
+    }
+
     /// Where a workload's pod template does not match its schema, as a field path from the object's
     /// root (the template is read inside a custom deserializer, which hides the path from the caller).
     pub fn template_error(value: crate::doc::ValueRef<'_>) -> Option<super::SchemaError> {
@@ -168,7 +172,6 @@ impl<'de> Deserialize<'de> for Workload {
             init_containers: template.spec.init_containers,
             replicas: v.pointer("/spec/replicas").and_then(Value::as_i64),
             pod_spec_path: path,
-            status: v.get("status").filter(|s| !s.is_null()).cloned(),
             secret_uses: uses,
         })
     }

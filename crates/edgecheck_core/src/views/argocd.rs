@@ -64,12 +64,6 @@ pub struct AppSource {
     pub target_revision: Option<Str>,
     /// Helm chart (Helm repositories).
     pub chart: Option<Str>,
-    /// Helm settings.
-    pub helm: Option<Value>,
-    /// Kustomize settings.
-    pub kustomize: Option<Value>,
-    /// Directory settings (`recurse`, `include`, `exclude`).
-    pub directory: Option<Value>,
     /// Reference name (multi-source `ref`).
     #[serde(rename = "ref")]
     pub reference: Option<Str>,

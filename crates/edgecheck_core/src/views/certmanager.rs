@@ -32,8 +32,6 @@ pub struct CertificateSpec {
     pub duration: Option<Str>,
     /// Renew before (Go duration).
     pub renew_before: Option<Str>,
-    /// Private key settings.
-    pub private_key: Option<Value>,
 }
 
 /// `issuerRef`.
@@ -82,8 +80,6 @@ pub struct AcmeIssuer {
     pub email: Option<Str>,
     /// Solvers.
     pub solvers: Vec<AcmeSolver>,
-    /// Account key Secret.
-    pub private_key_secret_ref: Option<Value>,
 }
 
 /// ACME solver.

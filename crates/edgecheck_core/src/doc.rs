@@ -23,7 +23,7 @@
 
 use std::fmt;
 
-use serde::de::{self, DeserializeSeed, IntoDeserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
@@ -964,26 +964,8 @@ impl<'de> Deserializer<'de> for ValueRef<'de> {
             UINT => visitor.visit_u64(self.as_u64().unwrap_or_default()),
             NEG => visitor.visit_i64(self.as_i64().unwrap_or_default()),
             FLOAT => visitor.visit_f64(self.as_f64().unwrap_or(f64::NAN)),
-            ARRAY => {
-                let a = self.as_array().map(SeqRef::iter).unwrap_or_default();
-                let n = a.len();
-                let mut seq = SeqDeserializer { iter: a };
-                let v = visitor.visit_seq(&mut seq)?;
-                match seq.iter.len() {
-                    0 => Ok(v),
-                    _ => Err(de::Error::invalid_length(n, &"fewer elements in array")),
-                }
-            }
-            OBJECT => {
-                let m = self.as_object().map(MapRef::iter).unwrap_or_default();
-                let n = m.len();
-                let mut map = MapDeserializer { iter: m, value: None };
-                let v = visitor.visit_map(&mut map)?;
-                match map.iter.len() {
-                    0 => Ok(v),
-                    _ => Err(de::Error::invalid_length(n, &"fewer elements in map")),
-                }
-            }
+            ARRAY => crate::value::visit_seq(visitor, self.as_array().map(SeqRef::iter).unwrap_or_default()),
+            OBJECT => crate::value::visit_map(visitor, self.as_object().map(MapRef::iter).unwrap_or_default()),
             _ => visitor.visit_borrowed_str(self.as_str().unwrap_or_default()),
         }
     }
@@ -1011,7 +993,7 @@ impl<'de> Deserializer<'de> for ValueRef<'de> {
         match self.as_object() {
             Some(m) if m.len() == 1 => {
                 let (variant, value) = m.iter().next().ok_or_else(|| de::Error::custom("a map of one entry"))?;
-                visitor.visit_enum(EnumDeserializer { variant, value })
+                visitor.visit_enum(crate::value::EnumDeserializer { variant, value })
             }
             _ => Err(de::Error::invalid_type(unexpected(self), &"a string or a map of one entry")),
         }
@@ -1024,61 +1006,6 @@ impl<'de> Deserializer<'de> for ValueRef<'de> {
     serde::forward_to_deserialize_any! {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf unit unit_struct seq
         tuple tuple_struct map struct identifier
-    }
-}
-
-struct SeqDeserializer<'de> {
-    iter: SeqIter<'de>,
-}
-
-impl<'de> SeqAccess<'de> for SeqDeserializer<'de> {
-    type Error = Error;
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
-        self.iter.next().map(|v| seed.deserialize(v)).transpose()
-    }
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.iter.len())
-    }
-}
-
-struct MapDeserializer<'de> {
-    iter: MapIter<'de>,
-    value: Option<ValueRef<'de>>,
-}
-
-impl<'de> MapAccess<'de> for MapDeserializer<'de> {
-    type Error = Error;
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
-        match self.iter.next() {
-            Some((k, v)) => {
-                self.value = Some(v);
-                seed.deserialize(de::value::BorrowedStrDeserializer::new(k)).map(Some)
-            }
-            None => Ok(None),
-        }
-    }
-    fn next_value_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<T::Value, Error> {
-        match self.value.take() {
-            Some(v) => seed.deserialize(v),
-            None => Err(de::Error::custom("value is missing")),
-        }
-    }
-    fn size_hint(&self) -> Option<usize> {
-        Some(self.iter.len())
-    }
-}
-
-struct EnumDeserializer<'de> {
-    variant: &'de str,
-    value: ValueRef<'de>,
-}
-
-impl<'de> de::EnumAccess<'de> for EnumDeserializer<'de> {
-    type Error = Error;
-    type Variant = ValueRef<'de>;
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, ValueRef<'de>), Error> {
-        let variant = seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(self.variant))?;
-        Ok((variant, self.value))
     }
 }
 

@@ -889,22 +889,8 @@ impl<'de> Deserializer<'de> for &'de Value {
                 }
             }
             Value::String(s) => visitor.visit_borrowed_str(s),
-            Value::Array(a) => {
-                let mut seq = SeqDeserializer { iter: a.iter() };
-                let v = visitor.visit_seq(&mut seq)?;
-                match seq.iter.len() {
-                    0 => Ok(v),
-                    _ => Err(de::Error::invalid_length(a.len(), &"fewer elements in array")),
-                }
-            }
-            Value::Object(m) => {
-                let mut map = MapDeserializer { iter: m.iter(), value: None };
-                let v = visitor.visit_map(&mut map)?;
-                match map.iter.len() {
-                    0 => Ok(v),
-                    _ => Err(de::Error::invalid_length(m.len(), &"fewer elements in map")),
-                }
-            }
+            Value::Array(a) => visit_seq(visitor, a.iter()),
+            Value::Object(m) => visit_map(visitor, m.iter().map(|(k, v)| (k.as_str(), v))),
         }
     }
 
@@ -929,7 +915,7 @@ impl<'de> Deserializer<'de> for &'de Value {
             Value::String(s) => visitor.visit_enum(s.as_str().into_deserializer()),
             Value::Object(m) if m.len() == 1 => {
                 let (k, v) = m.iter().next().expect("one entry");
-                visitor.visit_enum(EnumDeserializer { variant: k, value: v })
+                visitor.visit_enum(EnumDeserializer { variant: k.as_str(), value: v })
             }
             other => Err(de::Error::invalid_type(unexpected(other), &"a string or a map of one entry")),
         }
@@ -945,11 +931,47 @@ impl<'de> Deserializer<'de> for &'de Value {
     }
 }
 
-struct SeqDeserializer<'de> {
-    iter: std::slice::Iter<'de, Value>,
+/// Visits a sequence of nodes (a `&Value`'s elements or a `ValueRef`'s), all of which must be read.
+pub(crate) fn visit_seq<'de, V, N, I>(visitor: V, iter: I) -> Result<V::Value, Error>
+where
+    V: Visitor<'de>,
+    N: Deserializer<'de, Error = Error>,
+    I: ExactSizeIterator<Item = N>,
+{
+    let n = iter.len();
+    let mut seq = SeqDeserializer { iter };
+    let v = visitor.visit_seq(&mut seq)?;
+    match seq.iter.len() {
+        0 => Ok(v),
+        _ => Err(de::Error::invalid_length(n, &"fewer elements in array")),
+    }
 }
 
-impl<'de> SeqAccess<'de> for SeqDeserializer<'de> {
+/// Visits a map of nodes, all of which must be read.
+pub(crate) fn visit_map<'de, V, N, I>(visitor: V, iter: I) -> Result<V::Value, Error>
+where
+    V: Visitor<'de>,
+    N: Deserializer<'de, Error = Error>,
+    I: ExactSizeIterator<Item = (&'de str, N)>,
+{
+    let n = iter.len();
+    let mut map = MapDeserializer { iter, value: None };
+    let v = visitor.visit_map(&mut map)?;
+    match map.iter.len() {
+        0 => Ok(v),
+        _ => Err(de::Error::invalid_length(n, &"fewer elements in map")),
+    }
+}
+
+struct SeqDeserializer<I> {
+    iter: I,
+}
+
+impl<'de, N, I> SeqAccess<'de> for SeqDeserializer<I>
+where
+    N: Deserializer<'de, Error = Error>,
+    I: ExactSizeIterator<Item = N>,
+{
     type Error = Error;
     fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>, Error> {
         self.iter.next().map(|v| seed.deserialize(v)).transpose()
@@ -959,18 +981,22 @@ impl<'de> SeqAccess<'de> for SeqDeserializer<'de> {
     }
 }
 
-struct MapDeserializer<'de> {
-    iter: Iter<'de>,
-    value: Option<&'de Value>,
+struct MapDeserializer<I, N> {
+    iter: I,
+    value: Option<N>,
 }
 
-impl<'de> MapAccess<'de> for MapDeserializer<'de> {
+impl<'de, N, I> MapAccess<'de> for MapDeserializer<I, N>
+where
+    N: Deserializer<'de, Error = Error>,
+    I: ExactSizeIterator<Item = (&'de str, N)>,
+{
     type Error = Error;
     fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>, Error> {
         match self.iter.next() {
             Some((k, v)) => {
                 self.value = Some(v);
-                seed.deserialize(de::value::BorrowedStrDeserializer::new(k.as_str())).map(Some)
+                seed.deserialize(de::value::BorrowedStrDeserializer::new(k)).map(Some)
             }
             None => Ok(None),
         }
@@ -986,16 +1012,17 @@ impl<'de> MapAccess<'de> for MapDeserializer<'de> {
     }
 }
 
-struct EnumDeserializer<'de> {
-    variant: &'de Str,
-    value: &'de Value,
+/// An enum written as a map of one entry: the variant and its content.
+pub(crate) struct EnumDeserializer<'de, N> {
+    pub(crate) variant: &'de str,
+    pub(crate) value: N,
 }
 
-impl<'de> de::EnumAccess<'de> for EnumDeserializer<'de> {
+impl<'de, N: de::VariantAccess<'de, Error = Error>> de::EnumAccess<'de> for EnumDeserializer<'de, N> {
     type Error = Error;
-    type Variant = &'de Value;
-    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, &'de Value), Error> {
-        let variant = seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(self.variant.as_str()))?;
+    type Variant = N;
+    fn variant_seed<V: DeserializeSeed<'de>>(self, seed: V) -> Result<(V::Value, N), Error> {
+        let variant = seed.deserialize(de::value::BorrowedStrDeserializer::<Error>::new(self.variant))?;
         Ok((variant, self.value))
     }
 }

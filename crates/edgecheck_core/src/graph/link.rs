@@ -577,7 +577,7 @@ impl Graph {
                 K::KNOWN
                     .iter()
                     .find(|k| k.kind == s.kind)
-                    .map_or(Kind { group: Default::default(), kind: s.kind.as_str().into() }, |k| k.to_kind())
+                    .map_or(Kind { group: "".into(), kind: s.kind.as_str().into() }, |k| k.to_kind())
             } else {
                 Kind::from_api_version(&api, &s.kind)
             };

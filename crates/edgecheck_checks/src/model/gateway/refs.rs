@@ -71,7 +71,7 @@ impl GatewayModel {
                     break;
                 }
                 let (kk, kns) = if core {
-                    (Kind { group: Default::default(), kind: k.into() }, Some(ns.as_str()))
+                    (Kind { group: "".into(), kind: k.into() }, Some(ns.as_str()))
                 } else {
                     // ClusterTrustBundle: cluster-scoped, in certificates.k8s.io.
                     (Kind { group: "certificates.k8s.io".into(), kind: k.into() }, None)
@@ -155,7 +155,7 @@ pub(super) fn frontend_ca(graph: &Graph, owner: ObjId, l: &Listener) -> Option<(
             );
             return Some((Reason::RefNotPermitted, m, field));
         }
-        let kind = Kind { group: Default::default(), kind: k.into() };
+        let kind = Kind { group: "".into(), kind: k.into() };
         match graph.find_kind(&kind, Some(rns), &r.name) {
             None => {
                 let produced = k == "Secret" && !graph.secret_producers(rns, &r.name).is_empty();

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::PathBuf;
 use std::time::Duration;
 
-use edgecheck_core::graph::under_dir;
+use edgecheck_core::graph::{under_dir, DirSet};
 use edgecheck_core::inventory::{BuildRecord, BuildState, NotRendered};
 use edgecheck_core::{Build, Inventory, LoadProblem, LoadProblemKind, Object};
 use rayon::prelude::*;
@@ -337,6 +337,8 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     // Per directory: how many objects no build applies, and in which files.
     let mut loose: BTreeMap<String, (usize, BTreeSet<String>)> = BTreeMap::new();
     foreign_dirs.retain(|d| !d.is_empty());
+    let foreign_dirs: DirSet = foreign_dirs.iter().map(String::as_str).collect();
+    let in_failed: DirSet = in_failed.into_iter().collect();
     // Filtered in place: a second vector of every object would double the largest allocation of a lint.
     files.retain_mut(|o| {
         let f = o.source.file.as_deref().unwrap_or("");
@@ -344,10 +346,9 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             return false;
         }
         let dir = f.rsplit_once('/').map_or("", |(d, _)| d);
-        let failed = failed_files.contains(f) || in_failed.iter().any(|d| under_dir(f, d));
+        let failed = failed_files.contains(f) || in_failed.holds(f);
         let mine = applied.contains(f) || claimed_files.contains(f) || failed;
-        if !mine && (foreign.contains(f) || foreign_dirs.iter().any(|d| under_dir(f, d)) || foreign_kdirs.contains(dir))
-        {
+        if !mine && (foreign.contains(f) || foreign_dirs.holds(f) || foreign_kdirs.contains(dir)) {
             return false; // another cluster's
         }
         let of_a_build = applied.contains(f) || claimed_files.contains(f) || failed || controller_dirs.contains(dir);

@@ -692,12 +692,85 @@ pub(crate) use repo::under;
 pub fn under_dir(path: &str, dir: &str) -> bool {
     under(path, dir)
 }
+
+/// Directories, asked whether a path is below any of them ([`under_dir`]): the path's ancestors are looked up,
+/// so a question costs the path's depth, not the number of directories (a scan of 12,500 directories for each
+/// of 100,000 files took seconds).
+#[derive(Debug, Default)]
+pub struct DirSet<'a> {
+    /// The empty directory is in the set: every path is below it.
+    everything: bool,
+    dirs: std::collections::HashSet<&'a str>,
+}
+
+impl<'a> FromIterator<&'a str> for DirSet<'a> {
+    fn from_iter<I: IntoIterator<Item = &'a str>>(iter: I) -> DirSet<'a> {
+        let mut set = DirSet::default();
+        for d in iter {
+            if d.is_empty() {
+                set.everything = true;
+            } else {
+                set.dirs.insert(d);
+            }
+        }
+        set
+    }
+}
+
+impl DirSet<'_> {
+    /// Whether `path` is below one of the directories: `under_dir(path, d)` for some `d`.
+    pub fn holds(&self, path: &str) -> bool {
+        if self.everything {
+            return true;
+        }
+        // Every prefix of `path` that a `/` follows is a directory `path` is below.
+        let mut rest = path;
+        while let Some((parent, _)) = rest.rsplit_once('/') {
+            if self.dirs.contains(parent) {
+                return true;
+            }
+            rest = parent;
+        }
+        false
+    }
+}
 use repo::{application_dirs, AppDir};
 pub use repo::{normalize_rel_path, normalize_repo_url, repo_for_source};
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dir_set_holds_what_under_dir_says() {
+        let dirs = ["apps", "apps/shop", "clusters/prod/", "./infra", "a//b", "x.yaml"];
+        let paths = [
+            "apps/web.yaml",
+            "apps-old/web.yaml",
+            "apps/shop/x/y.yaml",
+            "apps",
+            "clusters/prod/ks.yaml",
+            "clusters/prod//ks.yaml",
+            "./infra/ns.yaml",
+            "infra/ns.yaml",
+            "a//b/c.yaml",
+            "a/b/c.yaml",
+            "x.yaml",
+            "x.yaml/z",
+            "",
+            "/",
+        ];
+        for n in 0..=dirs.len() {
+            let chosen = &dirs[..n];
+            let set: DirSet = chosen.iter().copied().collect();
+            for p in paths {
+                assert_eq!(set.holds(p), chosen.iter().any(|d| under_dir(p, d)), "{p} in {chosen:?}");
+            }
+        }
+        let all: DirSet = ["", "apps"].into_iter().collect();
+        assert!(all.holds("anything.yaml"));
+        assert!(!DirSet::default().holds("apps/web.yaml"));
+    }
 
     #[test]
     fn repo_urls_normalise() {

@@ -68,33 +68,37 @@ impl fmt::Display for ObjectRef {
 ///
 /// Paths are hashed incrementally while parsing (see [`LineTable::key`] and [`LineTable::index`]),
 /// so recording a line costs one `u64` per node and a lookup is a binary search. A finished table is one
-/// exact-size allocation of 6 bytes a node (#17): each hash folded to 32 bits, unless two of the document's
-/// paths fold alike (then the table keeps whole hashes), and each line an offset in 16 bits from the
-/// document's first, unless the document spans 65,536 lines or more. Its words: the node count with the two
-/// choices in its top bits, the first line, the sorted keys (one word each, or two), then the lines (two to a
-/// word, or one). Cloning shares the words: the objects of one document (a `List`'s items) hold one table,
-/// and an object holds it without a box of its own.
+/// exact-size allocation of 4 bytes a node for most documents (#17): each hash folded to 24 bits, or to 32
+/// when two of the document's paths fold alike in 24, or kept whole when they do in 32; each line an offset
+/// from the document's first in 8 bits, or 16, or 32 as the document's span needs. Its bytes: the two widths,
+/// the node count and the first line (a 9-byte head), the sorted keys, then the lines, all little-endian.
+/// Cloning shares the bytes: the objects of one document (a `List`'s items) hold one table, and an object
+/// holds it without a box of its own.
 #[derive(Debug, Clone)]
 pub struct LineTable {
-    words: Arc<[u32]>,
+    bytes: Arc<[u8]>,
 }
 
 impl Default for LineTable {
     fn default() -> LineTable {
-        LineTable { words: Arc::from(Vec::new()) }
+        LineTable { bytes: Arc::from(Vec::new()) }
     }
 }
 
-/// Keys are whole 64-bit hashes (two words each).
-const WHOLE: u32 = 1 << 31;
-/// Lines are full words (not 16-bit offsets from the first).
-const FAR: u32 = 1 << 30;
-const COUNT: u32 = FAR - 1;
+/// The head: key width and line width (one byte), node count, first line.
+const HEAD: usize = 9;
 
 /// A path hash in 32 bits. Folding is idempotent on a folded hash, so a folded table's entries read back
 /// (the render cache) fold to themselves.
 fn fold(h: u64) -> u32 {
     (h ^ (h >> 32)) as u32
+}
+
+/// A path hash in 24 bits, idempotent as [`fold`] is, also on a hash folded to 32 bits: a table read back
+/// from 32-bit keys answers the hashes those keys came from.
+fn fold24(h: u64) -> u32 {
+    let x = fold(h);
+    (x ^ (x >> 24)) & 0x00ff_ffff
 }
 
 /// Records (path hash, line) pairs for a [`LineTable`].
@@ -115,34 +119,37 @@ impl LineRecorder {
     }
 }
 
+fn read_le(bytes: &[u8]) -> u64 {
+    bytes.iter().rev().fold(0, |acc, b| (acc << 8) | u64::from(*b))
+}
+
 impl LineTable {
     fn n(&self) -> usize {
-        self.words.first().map_or(0, |w| (w & COUNT) as usize)
+        self.bytes.get(1..5).map_or(0, |b| read_le(b) as usize)
     }
 
-    fn flags(&self) -> u32 {
-        self.words.first().map_or(0, |w| w & !COUNT)
+    /// Bytes a key takes: 3, 4 or 8.
+    fn key_width(&self) -> usize {
+        usize::from(self.bytes.first().map_or(8, |w| w & 0x0f))
+    }
+
+    /// Bytes a line takes: 1, 2 or 4.
+    fn line_width(&self) -> usize {
+        usize::from(self.bytes.first().map_or(4, |w| w >> 4))
     }
 
     /// The key at `i`, as stored (folded or whole).
     fn key_at(&self, i: usize) -> u64 {
-        if self.flags() & WHOLE != 0 {
-            (u64::from(self.words[2 + 2 * i]) << 32) | u64::from(self.words[2 + 2 * i + 1])
-        } else {
-            u64::from(self.words[2 + i])
-        }
+        let w = self.key_width();
+        read_le(&self.bytes[HEAD + i * w..HEAD + (i + 1) * w])
     }
 
     /// The line at `i`.
     fn line_at(&self, i: usize) -> u32 {
-        let n = self.n();
-        let lines = 2 + if self.flags() & WHOLE != 0 { 2 * n } else { n };
-        if self.flags() & FAR != 0 {
-            self.words[lines + i]
-        } else {
-            let w = self.words[lines + i / 2];
-            self.words[1] + if i.is_multiple_of(2) { w & 0xffff } else { w >> 16 }
-        }
+        let w = self.line_width();
+        let at = HEAD + self.n() * self.key_width() + i * w;
+        let base = read_le(&self.bytes[5..HEAD]) as u32;
+        base + read_le(&self.bytes[at..at + w]) as u32
     }
 
     /// A table of (path hash, line) pairs; of two pairs of one path, the first is kept (a repeated key keeps
@@ -151,34 +158,45 @@ impl LineTable {
         // Stable: of two records of one path, the first stays.
         all.sort_by_key(|e| e.0);
         all.dedup_by_key(|e| e.0);
+        all.truncate(u32::MAX as usize);
         if all.is_empty() {
             return LineTable::default();
         }
-        let mut folded: Vec<(u32, u32)> = all.iter().map(|e| (fold(e.0), e.1)).collect();
-        folded.sort_unstable_by_key(|e| e.0);
-        let whole = folded.windows(2).any(|w| w[0].0 == w[1].0);
-        let base = all.iter().map(|e| e.1).min().unwrap_or(0);
-        let far = all.iter().any(|e| e.1 - base > 0xffff);
-        let n = all.len().min(COUNT as usize);
-        let mut words = Vec::with_capacity(2 + 2 * n + n);
-        words.push(u32::try_from(n).unwrap_or(COUNT) | if whole { WHOLE } else { 0 } | if far { FAR } else { 0 });
-        words.push(base);
-        let lines: Vec<u32> = if whole {
-            for e in &all[..n] {
-                words.push((e.0 >> 32) as u32);
-                words.push(e.0 as u32);
-            }
-            all[..n].iter().map(|e| e.1).collect()
-        } else {
-            words.extend(folded[..n].iter().map(|e| e.0));
-            folded[..n].iter().map(|e| e.1).collect()
+        let distinct = |keyed: &mut Vec<(u64, u32)>| {
+            keyed.sort_unstable_by_key(|e| e.0);
+            keyed.windows(2).all(|w| w[0].0 != w[1].0)
         };
-        if far {
-            words.extend(lines);
+        let mut keyed: Vec<(u64, u32)> = all.iter().map(|e| (u64::from(fold24(e.0)), e.1)).collect();
+        let key_width: u8 = if distinct(&mut keyed) {
+            3
         } else {
-            words.extend(lines.chunks(2).map(|c| (c[0] - base) | c.get(1).map_or(0, |l| (l - base) << 16)));
+            keyed = all.iter().map(|e| (u64::from(fold(e.0)), e.1)).collect();
+            if distinct(&mut keyed) {
+                4
+            } else {
+                keyed = all;
+                8
+            }
+        };
+        let base = keyed.iter().map(|e| e.1).min().unwrap_or(0);
+        let span = keyed.iter().map(|e| e.1 - base).max().unwrap_or(0);
+        let line_width: u8 = match span {
+            0..=0xff => 1,
+            0x100..=0xffff => 2,
+            _ => 4,
+        };
+        let n = keyed.len();
+        let mut bytes = Vec::with_capacity(HEAD + n * usize::from(key_width + line_width));
+        bytes.push(key_width | (line_width << 4));
+        bytes.extend_from_slice(&(n as u32).to_le_bytes());
+        bytes.extend_from_slice(&base.to_le_bytes());
+        for e in &keyed {
+            bytes.extend_from_slice(&e.0.to_le_bytes()[..usize::from(key_width)]);
         }
-        LineTable { words: Arc::from(words) }
+        for e in &keyed {
+            bytes.extend_from_slice(&(e.1 - base).to_le_bytes()[..usize::from(line_width)]);
+        }
+        LineTable { bytes: Arc::from(bytes) }
     }
 }
 
@@ -231,7 +249,11 @@ impl LineTable {
     /// The line of the node at a hashed path.
     pub fn get(&self, path: u64) -> Option<u32> {
         let n = self.n();
-        let key = if self.flags() & WHOLE != 0 { path } else { u64::from(fold(path)) };
+        let key = match self.key_width() {
+            3 => u64::from(fold24(path)),
+            4 => u64::from(fold(path)),
+            _ => path,
+        };
         let (mut lo, mut hi) = (0, n);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -413,10 +435,10 @@ mod tests {
     #[test]
     fn a_line_table_folds_hashes_and_lines_and_reads_back_what_was_recorded() {
         let keys: Vec<u64> = (0..200).map(|i| LineTable::index(LineTable::ROOT, i)).collect();
-        let pairs: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, k)| (*k, 1000 + i as u32 * 3)).collect();
+        let pairs: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, k)| (*k, 1000 + i as u32)).collect();
         let t = table(&pairs);
-        // Folded keys, 16-bit lines from 1000: 6 bytes a node, in one allocation.
-        assert_eq!((t.flags(), t.words[1], t.words.len()), (0, 1000, 2 + 200 + 100));
+        // 24-bit keys, 8-bit lines from 1000: 4 bytes a node and a 9-byte head, in one allocation.
+        assert_eq!((t.key_width(), t.line_width(), t.bytes.len()), (3, 1, HEAD + 200 * 4));
         for (k, l) in &pairs {
             assert_eq!(t.get(*k), Some(*l));
         }
@@ -426,23 +448,73 @@ mod tests {
         assert_eq!(t.get(keys[0]), Some(7));
         // Read back from its entries (the render cache), and remapped, it answers the same.
         let mut back = LineTable::from_entries(table(&pairs).entries());
-        assert_eq!(back.get(keys[5]), Some(1015));
-        back.remap(|l| l + 1);
-        assert_eq!(back.get(keys[5]), Some(1016));
+        assert_eq!(back.key_width(), 3);
+        assert_eq!(back.get(keys[5]), Some(1005));
+        back.remap(|l| l * 1000);
+        assert_eq!((back.line_width(), back.get(keys[5])), (4, Some(1_005_000)));
+        // Spans past 8 bits take 16.
+        let wide: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, k)| (*k, 1000 + i as u32 * 3)).collect();
+        let t = table(&wide);
+        assert_eq!((t.key_width(), t.line_width()), (3, 2));
+        assert!(wide.iter().all(|(k, l)| t.get(*k) == Some(*l)));
     }
 
     #[test]
-    fn hashes_that_fold_alike_and_documents_of_many_lines_are_kept_whole() {
-        // Both fold to 1: the table keeps whole hashes and tells them apart.
+    fn hashes_that_fold_alike_are_kept_wider() {
+        // Alike in 24 bits, not in 32: 32-bit keys.
+        let (a, b) = (0x0000_0000_0000_0001_u64, 0x0000_0000_0100_0000_u64);
+        assert_eq!(fold24(a), fold24(b));
+        let t = table(&[(a, 3), (b, 4), (LineTable::ROOT, 1)]);
+        assert_eq!(t.key_width(), 4);
+        assert_eq!((t.get(a), t.get(b), t.get(LineTable::ROOT)), (Some(3), Some(4), Some(1)));
+        let back = LineTable::from_entries(t.entries());
+        assert_eq!((back.key_width(), back.get(a), back.get(b)), (4, Some(3), Some(4)));
+        // Alike in 32 bits: whole hashes, and a span beyond 16 bits.
         let (a, b) = (0x0000_0001_0000_0000_u64, 0x0000_0000_0000_0001_u64);
         let t = table(&[(a, 3), (b, 70_000), (LineTable::ROOT, 1)]);
-        assert_eq!(t.flags(), WHOLE | FAR, "70,000 lines apart is beyond 16 bits: {t:?}");
+        assert_eq!((t.key_width(), t.line_width()), (8, 4), "{t:?}");
         assert_eq!((t.get(a), t.get(b), t.get(LineTable::ROOT)), (Some(3), Some(70_000), Some(1)));
         assert_eq!(t.get(0x0000_0002_0000_0003), None);
         let back = LineTable::from_entries(t.entries());
         assert_eq!((back.get(a), back.get(b)), (Some(3), Some(70_000)));
         assert_eq!(LineTable::default().get(LineTable::ROOT), None);
         assert_eq!(LineRecorder::default().finish().entries(), []);
+    }
+
+    #[test]
+    fn keys_folded_to_32_bits_read_back_into_24() {
+        // A render cache written with 32-bit keys: rebuilt, the table answers the whole hashes.
+        let keys: Vec<u64> = (0..50).map(|i| LineTable::key(LineTable::ROOT, &format!("k{i}"))).collect();
+        let old: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, k)| (u64::from(fold(*k)), 10 + i as u32)).collect();
+        let t = LineTable::from_entries(old);
+        assert_eq!(t.key_width(), 3);
+        assert!(keys.iter().enumerate().all(|(i, k)| t.get(*k) == Some(10 + i as u32)));
+    }
+
+    #[test]
+    fn random_tables_answer_every_recorded_path() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut next = move || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for round in 0..300 {
+            let n = (next() % 600) as usize;
+            let spread = [10_u64, 1_000, 100_000][round % 3];
+            let pairs: Vec<(u64, u32)> = (0..n).map(|_| (next(), 1 + (next() % spread) as u32)).collect();
+            let t = table(&pairs);
+            let mut first = std::collections::BTreeMap::new();
+            for (k, l) in &pairs {
+                first.entry(*k).or_insert(*l);
+            }
+            for (k, l) in &first {
+                assert_eq!(t.get(*k), Some(*l), "round {round}");
+            }
+            let back = LineTable::from_entries(t.entries());
+            assert!(first.iter().all(|(k, l)| back.get(*k) == Some(*l)), "round {round} read back");
+        }
     }
 
     #[test]

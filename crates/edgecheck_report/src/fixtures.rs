@@ -92,7 +92,7 @@ pub fn objects() -> Vec<ObjectEntry> {
             own: false,
         }),
         expected_conditions: vec![ExpectedCondition {
-            parent: Some(Box::new(ParentKey {
+            parent: Some(std::sync::Arc::new(ParentKey {
                 kind: Some("Gateway".into()),
                 namespace: Some("edge".into()),
                 name: "public".into(),

@@ -95,7 +95,7 @@ fn scheme_mismatch(c: &Container, probes: &[(edgecheck_core::ObjId, String)]) ->
         ("readinessProbe", &c.readiness_probe),
         ("startupProbe", &c.startup_probe),
     ];
-    let https = |p: &Option<edgecheck_core::views::Probe>| {
+    let https = |p: &Option<Box<edgecheck_core::views::Probe>>| {
         p.as_ref()
             .and_then(|p| p.http_get.as_ref())
             .is_some_and(|h| h.scheme.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("HTTPS")))

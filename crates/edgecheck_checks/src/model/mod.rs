@@ -61,8 +61,8 @@ pub type ParentKey = edgecheck_core::views::ParentRef;
 /// One condition a conformant implementation would set.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ExpectedCondition {
-    /// For route conditions: the parentRef they are for (boxed: a route holds two conditions per parent).
-    pub parent: Option<Box<ParentKey>>,
+    /// For route conditions: the parentRef they are for (shared: a route holds two conditions per parent).
+    pub parent: Option<std::sync::Arc<ParentKey>>,
     /// For listener conditions: the listener name.
     pub listener: Option<String>,
     /// `Accepted`, `Programmed`, `ResolvedRefs`, `Conflicted`.

@@ -271,12 +271,12 @@ pub struct Container {
     pub ports: Vec<ContainerPort>,
     /// Environment (values as written; `valueFrom` kept raw).
     pub env: Vec<EnvVar>,
-    /// Readiness probe.
-    pub readiness_probe: Option<Probe>,
+    /// Readiness probe (the probes are boxed: a container without them is 168 bytes, not 504; #17).
+    pub readiness_probe: Option<Box<Probe>>,
     /// Liveness probe.
-    pub liveness_probe: Option<Probe>,
+    pub liveness_probe: Option<Box<Probe>>,
     /// Startup probe.
-    pub startup_probe: Option<Probe>,
+    pub startup_probe: Option<Box<Probe>>,
 }
 
 impl Container {

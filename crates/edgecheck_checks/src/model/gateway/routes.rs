@@ -31,12 +31,12 @@ impl GatewayModel {
             let edges: Vec<_> = graph.edges_from_kind(rid, edgecheck_core::EdgeKind::ParentRef).collect();
             let mut v = Vec::new();
             for (pi, p) in r.spec.parent_refs.iter().enumerate() {
-                let pk = parent_key(p);
+                let pk = std::sync::Arc::new(parent_key(p));
                 let field = format!("spec.parentRefs[{pi}]");
                 let edge = edges.iter().find(|e| e.field == field);
                 let Some(edge) = edge else { continue }; // not a Gateway/ListenerSet parent (mesh, ...)
                 let pc = |t: Type, s: bool, reason: Reason, m: String| ExpectedCondition {
-                    parent: Some(Box::new(pk.clone())),
+                    parent: Some(pk.clone()),
                     ..cond(t, s, reason, m)
                 };
                 let imp = edge.to.found().and_then(|pid| implementation::of_parent(graph, pid));
@@ -74,7 +74,7 @@ impl GatewayModel {
                     }
                 };
                 for l in std::mem::take(&mut self.pending_terminated) {
-                    self.terminated_tls_routes.push((rid, pk.clone(), l));
+                    self.terminated_tls_routes.push((rid, (*pk).clone(), l));
                 }
                 let attached = std::mem::take(&mut self.pending_attached);
                 if let (Some(Ok(_)), Some(owner)) = (&accepted, edge.to.found()) {

@@ -10,8 +10,21 @@ use serde::Deserialize;
 pub struct Application {
     /// Spec.
     pub spec: ApplicationSpec,
-    /// Status (live objects and dumps).
-    pub status: ApplicationStatus,
+    /// Status (live objects and dumps; absent from files).
+    pub status: super::Rare<ApplicationStatus>,
+}
+
+impl super::Empty for ApplicationStatus {
+    fn empty() -> &'static ApplicationStatus {
+        static EMPTY: ApplicationStatus = ApplicationStatus {
+            sync: AppSyncStatus { status: None, revision: None },
+            health: AppHealth { status: None, message: None },
+            conditions: Vec::new(),
+            operation_state: None,
+            resources: Vec::new(),
+        };
+        &EMPTY
+    }
 }
 
 /// Application spec.

@@ -11,7 +11,7 @@ pub struct Certificate {
     /// Spec.
     pub spec: CertificateSpec,
     /// Status (live objects).
-    pub status: CmStatus,
+    pub status: super::Rare<CmStatus>,
 }
 
 /// Certificate spec.
@@ -53,7 +53,7 @@ pub struct Issuer {
     /// Spec.
     pub spec: IssuerSpec,
     /// Status (live objects).
-    pub status: CmStatus,
+    pub status: super::Rare<CmStatus>,
 }
 
 /// Issuer spec.
@@ -185,7 +185,7 @@ pub struct CertificateRequest {
     /// Metadata.
     pub metadata: CmMeta,
     /// Status.
-    pub status: CmStatus,
+    pub status: super::Rare<CmStatus>,
 }
 
 /// An ACME Order (acme.cert-manager.io).
@@ -235,4 +235,11 @@ pub struct AcmeStatus {
     pub presented: Option<bool>,
     /// Challenge: cert-manager is processing it.
     pub processing: Option<bool>,
+}
+
+impl super::Empty for CmStatus {
+    fn empty() -> &'static CmStatus {
+        static EMPTY: CmStatus = CmStatus { conditions: Vec::new(), not_after: None, failed_issuance_attempts: None };
+        &EMPTY
+    }
 }

@@ -60,6 +60,39 @@ impl std::fmt::Display for PortRef {
     }
 }
 
+/// A member most objects do not have (the `status` of an object read from a file): absent, it takes a
+/// pointer rather than its whole size, and it reads as its empty value (#17).
+#[derive(Debug, Clone, Default)]
+pub struct Rare<T>(Option<Box<T>>);
+
+/// The empty value a [`Rare`] member reads as when absent.
+pub trait Empty: 'static {
+    /// The empty value.
+    fn empty() -> &'static Self;
+}
+
+impl<T: Empty> std::ops::Deref for Rare<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        match &self.0 {
+            Some(t) => t,
+            None => T::empty(),
+        }
+    }
+}
+
+impl<T> From<T> for Rare<T> {
+    fn from(t: T) -> Rare<T> {
+        Rare(Some(Box::new(t)))
+    }
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for Rare<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        T::deserialize(d).map(Rare::from)
+    }
+}
+
 /// A `{group, kind, name, namespace}` reference as Gateway API and others write it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(default, rename_all = "camelCase")]

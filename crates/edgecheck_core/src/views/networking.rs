@@ -81,7 +81,7 @@ pub struct IngressBackend {
     /// v1beta1 service port.
     pub service_port: Option<PortRef>,
     /// A resource backend.
-    pub resource: Option<super::TypedRef>,
+    pub resource: Option<Box<super::TypedRef>>,
 }
 
 /// `backend.service`.

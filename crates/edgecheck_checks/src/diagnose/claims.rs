@@ -633,14 +633,14 @@ fn ingress_path_match(path_type: &str, path: &str, request: &str) -> Option<usiz
 }
 
 /// HTTPRoute match: the longest matching path of a rule's matches (no matches = `/` prefix).
-fn route_rule_path_match(matches: &[edgecheck_core::Value], request: &str) -> Option<(usize, String)> {
+fn route_rule_path_match(matches: &[edgecheck_core::views::RouteMatch], request: &str) -> Option<(usize, String)> {
     if matches.is_empty() {
         return Some((1, String::new()));
     }
     let mut best: Option<(usize, String)> = None;
     for m in matches {
-        let ty = m.pointer("/path/type").and_then(|v| v.as_str()).unwrap_or("PathPrefix");
-        let value = m.pointer("/path/value").and_then(|v| v.as_str()).unwrap_or("/");
+        let ty = m.path.as_ref().and_then(|p| p.type_.as_deref()).unwrap_or("PathPrefix");
+        let value = m.path.as_ref().and_then(|p| p.value.as_deref()).unwrap_or("/");
         let hit = match ty {
             "Exact" => value == request,
             "RegularExpression" => regex::Regex::new(&format!("^(?:{value})$")).is_ok_and(|re| re.is_match(request)),
@@ -727,13 +727,17 @@ mod tests {
 
     #[test]
     fn route_paths() {
-        let m: Vec<edgecheck_core::Value> = serde_json::from_str(
-            r#"[{"path":{"type":"PathPrefix","value":"/api"}},{"path":{"type":"Exact","value":"/login"}}]"#,
+        let m: Vec<edgecheck_core::views::RouteMatch> = serde_json::from_str(
+            r#"[{"path":{"type":"PathPrefix","value":"/api"}},{"path":{"type":"Exact","value":"/login"}},
+                {"headers":[{"name":"x","value":"y"}]}]"#,
         )
         .unwrap_or_default();
-        assert!(route_rule_path_match(&m, "/api/x").is_some());
-        assert!(route_rule_path_match(&m, "/login").is_some());
-        assert!(route_rule_path_match(&m, "/other").is_none());
+        assert_eq!(m.len(), 3);
+        assert_eq!(route_rule_path_match(&m, "/api/x"), Some((5, "/api (PathPrefix)".into())));
+        assert_eq!(route_rule_path_match(&m, "/login"), Some((7, "/login (Exact)".into())));
+        // A match of headers alone matches every path, as `/` (PathPrefix).
+        assert_eq!(route_rule_path_match(&m, "/other"), Some((2, "/ (PathPrefix)".into())));
+        assert_eq!(route_rule_path_match(&m[..2], "/other"), None);
         assert!(route_rule_path_match(&[], "/other").is_some());
     }
 }

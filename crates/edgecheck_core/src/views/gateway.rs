@@ -280,12 +280,29 @@ pub struct ParentRef {
 pub struct RouteRule {
     /// Backends.
     pub backend_refs: Vec<BackendRef>,
-    /// Matches (kept raw).
-    pub matches: Vec<Value>,
-    /// Filters (kept raw).
-    pub filters: Vec<Value>,
+    /// Matches: what of each is read, its path (a raw copy of every match was a fifth of a route's view, #17).
+    pub matches: Vec<RouteMatch>,
     /// Rule name.
     pub name: Option<Str>,
+}
+
+/// A rule's match, as far as paths go (headers, query parameters and methods are not read).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct RouteMatch {
+    /// `path`.
+    pub path: Option<PathMatch>,
+}
+
+/// A match's `path`.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(default)]
+pub struct PathMatch {
+    /// `Exact`, `PathPrefix` (the default) or `RegularExpression`.
+    #[serde(rename = "type")]
+    pub type_: Option<Str>,
+    /// The path (`/` by default).
+    pub value: Option<Str>,
 }
 
 /// A backendRef.

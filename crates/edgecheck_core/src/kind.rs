@@ -190,6 +190,29 @@ mod tests {
     use super::*;
 
     #[test]
+    fn an_objects_kind_is_shared_and_compares_as_its_kind() {
+        let v1 = ObjKind::new("networking.k8s.io/v1", Kind::from_api_version("networking.k8s.io/v1", "Ingress"));
+        let again = ObjKind::new("networking.k8s.io/v1", Kind::from_api_version("networking.k8s.io/v1", "Ingress"));
+        let beta =
+            ObjKind::new("networking.k8s.io/v1beta1", Kind::from_api_version("networking.k8s.io/v1beta1", "Ingress"));
+        // One copy per kind and version; the version is not part of the kind's identity.
+        assert!(std::sync::Arc::ptr_eq(&v1.0, &again.0));
+        assert!(!std::sync::Arc::ptr_eq(&v1.0, &beta.0));
+        assert_eq!(v1, beta);
+        assert_eq!(v1, K::INGRESS.to_kind());
+        assert_eq!((v1.api_version(), beta.api_version()), ("networking.k8s.io/v1", "networking.k8s.io/v1beta1"));
+        assert_eq!((v1.group.as_str(), v1.kind.as_str()), ("networking.k8s.io", "Ingress"));
+        // Kinds no object holds any longer are swept from the table as it grows.
+        drop((v1, again, beta));
+        for i in 0..3000 {
+            let k = format!("K{i}");
+            let _ = ObjKind::new("example.com/v1", Kind::from_api_version("example.com/v1", &k));
+        }
+        let held = TABLE.with(|t| t.borrow().len());
+        assert!(held <= 1024, "{held} entries held");
+    }
+
+    #[test]
     fn kinds_match_across_versions() {
         let a = Kind::from_api_version("gateway.networking.k8s.io/v1alpha2", "TLSRoute");
         let b = Kind::from_api_version("gateway.networking.k8s.io/v1", "TLSRoute");
@@ -206,4 +229,97 @@ mod tests {
         assert!(!K::CLUSTER_ISSUER.to_kind().namespaced());
         assert!(K::ISSUER.to_kind().namespaced());
     }
+}
+
+/// An object's group and kind, with its `apiVersion` as written, as a shared pointer: the objects of one
+/// kind and version hold one copy (a pointer each, not 72 bytes; #17). Reads, compares and hashes as its
+/// [`Kind`] (the version is not part of a kind's identity).
+#[derive(Debug, Clone)]
+pub struct ObjKind(std::sync::Arc<Typed>);
+
+#[derive(Debug, PartialEq, Eq, Hash)]
+struct Typed {
+    kind: Kind,
+    api_version: crate::value::Str,
+}
+
+impl ObjKind {
+    /// The shared copy of `kind` written with `api_version` (made once per thread, kind and version).
+    pub fn new(api_version: &str, kind: Kind) -> ObjKind {
+        ObjKind(intern(Typed { kind, api_version: api_version.into() }))
+    }
+
+    /// `apiVersion` as written.
+    pub fn api_version(&self) -> &str {
+        &self.0.api_version
+    }
+}
+
+impl std::ops::Deref for ObjKind {
+    type Target = Kind;
+    fn deref(&self) -> &Kind {
+        &self.0.kind
+    }
+}
+
+impl PartialEq for ObjKind {
+    fn eq(&self, other: &ObjKind) -> bool {
+        self.0.kind == other.0.kind
+    }
+}
+
+impl Eq for ObjKind {}
+
+impl std::hash::Hash for ObjKind {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        self.0.kind.hash(h);
+    }
+}
+
+impl PartialOrd for ObjKind {
+    fn partial_cmp(&self, other: &ObjKind) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for ObjKind {
+    fn cmp(&self, other: &ObjKind) -> std::cmp::Ordering {
+        self.0.kind.cmp(&other.0.kind)
+    }
+}
+
+impl PartialEq<Kind> for ObjKind {
+    fn eq(&self, other: &Kind) -> bool {
+        self.0.kind == *other
+    }
+}
+
+impl std::fmt::Display for ObjKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        self.0.kind.fmt(f)
+    }
+}
+
+thread_local! {
+    /// The shared copies this thread made (see [`intern`]).
+    static TABLE: std::cell::RefCell<std::collections::HashMap<Typed, std::sync::Weak<Typed>>> = Default::default();
+}
+
+/// The shared copy: a per-thread table of weak pointers, swept of dead ones as it grows, so that a
+/// long-running `serve` that meets ever new kinds does not keep them.
+fn intern(typed: Typed) -> std::sync::Arc<Typed> {
+    use std::sync::{Arc, Weak};
+    TABLE.with(|t| {
+        let mut t = t.borrow_mut();
+        if let Some(k) = t.get(&typed).and_then(Weak::upgrade) {
+            return k;
+        }
+        if t.len() >= 1024 {
+            t.retain(|_, w| w.strong_count() > 0);
+        }
+        let key = Typed { kind: typed.kind.clone(), api_version: typed.api_version.clone() };
+        let k = Arc::new(typed);
+        t.insert(key, Arc::downgrade(&k));
+        k
+    })
 }

@@ -336,10 +336,8 @@ pub struct Source {
 /// values of Secret data removed); typed views are built from it by the graph.
 #[derive(Debug, Clone)]
 pub struct Object {
-    /// `apiVersion` as written.
-    pub api_version: crate::value::Str,
-    /// Group and kind.
-    pub kind: Kind,
+    /// Group and kind, and `apiVersion` as written ([`Object::api_version`]).
+    pub kind: crate::kind::ObjKind,
     /// Namespace, defaulted as Kubernetes does for namespaced kinds; `None` for cluster-scoped kinds.
     pub namespace: Option<String>,
     /// `metadata.name` (or `generateName` when no name is set).
@@ -353,10 +351,15 @@ pub struct Object {
 }
 
 impl Object {
+    /// `apiVersion` as written.
+    pub fn api_version(&self) -> &str {
+        self.kind.api_version()
+    }
+
     /// The reference to this object.
     pub fn to_ref(&self) -> ObjectRef {
         ObjectRef {
-            api_version: Some(self.api_version.to_string()),
+            api_version: Some(self.api_version().to_string()),
             kind: self.kind.kind.to_string(),
             namespace: self.namespace.clone(),
             name: self.name.clone(),

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use edgecheck_core::inventory::Build;
+use edgecheck_core::kind::ObjKind;
 use edgecheck_core::secret::SecretInfo;
 use edgecheck_core::{Doc, Value};
 use edgecheck_core::{Kind, LineTable, LoadProblem, LoadProblemKind, Object, ObjectRef, Source};
@@ -137,7 +138,7 @@ fn one(
         build: None,
     };
     let obj =
-        Object { api_version: api_version.into(), kind, namespace, name, value: Doc::default(), source, secret: None };
+        Object { kind: ObjKind::new(&api_version, kind), namespace, name, value: Doc::default(), source, secret: None };
     out.push(with_value(obj, value, problems));
 }
 
@@ -270,7 +271,7 @@ pub fn object_from_live_value(cluster: &Arc<str>, value: Value, problems: &mut V
         build: None,
     };
     let obj =
-        Object { api_version: api_version.into(), kind, namespace, name, value: Doc::default(), source, secret: None };
+        Object { kind: ObjKind::new(&api_version, kind), namespace, name, value: Doc::default(), source, secret: None };
     Some(with_value(obj, value, problems))
 }
 

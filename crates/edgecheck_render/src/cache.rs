@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use edgecheck_core::kind::ObjKind;
 use edgecheck_core::secret::SecretInfo;
 use edgecheck_core::{Kind, LineTable, Object, Source};
 use serde::{Deserialize, Serialize};
@@ -58,7 +59,7 @@ pub struct Stored {
 impl Stored {
     fn from(o: &Object) -> Stored {
         Stored {
-            api_version: o.api_version.to_string(),
+            api_version: o.api_version().to_string(),
             kind: o.kind.kind.to_string(),
             namespace: o.namespace.clone(),
             name: o.name.clone(),
@@ -75,8 +76,7 @@ impl Stored {
 
     fn into_object(self) -> Object {
         Object {
-            kind: Kind::from_api_version(&self.api_version, &self.kind),
-            api_version: self.api_version.into(),
+            kind: ObjKind::new(&self.api_version, Kind::from_api_version(&self.api_version, &self.kind)),
             namespace: self.namespace,
             name: self.name,
             value: self.value,

@@ -285,7 +285,8 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut failed_files: HashSet<String> = HashSet::new();
     let mut unfilled: HashSet<String> = HashSet::new();
     let mut claimed_files: HashSet<String> = HashSet::new();
-    let mut records = Vec::new();
+    // One record a build, held until the report: sized once (grown by doubling, it carried a third more).
+    let mut records = Vec::with_capacity(specs.len());
     let mut objects: Vec<Object> = Vec::new();
     let mut problems: Vec<LoadProblem> = Vec::new();
     let mut taken: HashSet<String> = HashSet::new();

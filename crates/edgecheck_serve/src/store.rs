@@ -83,7 +83,7 @@ impl Store {
     fn over(k: &mut KindState, max: usize) {
         let Some(o) = k.objects.values().next() else { return };
         k.unchecked = Some(Unchecked {
-            api_version: o.api_version.to_string(),
+            api_version: o.api_version().to_string(),
             kind: o.kind.kind.to_string(),
             namespace: None,
             reason: format!("more than {max} objects (the limit per kind)"),
@@ -146,10 +146,12 @@ mod tests {
     /// An object as the watch makes it (without a loader dependency here).
     fn edgecheck_load_free(v: serde_json::Value) -> Object {
         Object {
-            api_version: v["apiVersion"].as_str().unwrap_or_default().into(),
-            kind: edgecheck_core::Kind::from_api_version(
+            kind: edgecheck_core::kind::ObjKind::new(
                 v["apiVersion"].as_str().unwrap_or_default(),
-                v["kind"].as_str().unwrap_or_default(),
+                edgecheck_core::Kind::from_api_version(
+                    v["apiVersion"].as_str().unwrap_or_default(),
+                    v["kind"].as_str().unwrap_or_default(),
+                ),
             ),
             namespace: v["metadata"]["namespace"].as_str().map(str::to_string),
             name: v["metadata"]["name"].as_str().unwrap_or_default().into(),

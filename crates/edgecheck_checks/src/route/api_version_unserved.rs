@@ -61,7 +61,7 @@ impl ApiVersionUnserved {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let given = &cx.options.api_versions;
         for (_, o) in cx.graph.iter() {
-            let av = o.api_version.as_str();
+            let av = o.api_version();
             let version = version_of(av);
             if let Some(crd_id) = cx.graph.crd_for(&o.kind) {
                 let crd = cx.graph.obj(crd_id);

@@ -475,13 +475,13 @@ impl Graph {
             match g.by_kind.get_mut(&o.kind) {
                 Some(ids) => ids.push(ObjId(i)),
                 None => {
-                    g.by_kind.insert(o.kind.clone(), vec![ObjId(i)]);
+                    g.by_kind.insert(Kind::clone(&o.kind), vec![ObjId(i)]);
                 }
             }
             if let Some(ns) = &o.namespace {
                 let per_ns = match g.ns_count.get_mut(&o.kind) {
                     Some(m) => m,
-                    None => g.ns_count.entry(o.kind.clone()).or_default(),
+                    None => g.ns_count.entry(Kind::clone(&o.kind)).or_default(),
                 };
                 match per_ns.get_mut(ns.as_str()) {
                     Some(n) => *n += 1,

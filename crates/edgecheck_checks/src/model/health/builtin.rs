@@ -38,7 +38,7 @@ pub(super) fn assess(obj: &Object, group: &str, kind: &str) -> Option<Health> {
         return None;
     }
     let v = obj.value.root();
-    let ver = version(&obj.api_version);
+    let ver = version(obj.api_version());
     let supported = match (group, kind) {
         ("extensions" | "networking.k8s.io", "Ingress") | ("argoproj.io", "Workflow") => true,
         ("apiregistration.k8s.io", _) => matches!(ver, "v1" | "v1beta1"),
@@ -52,7 +52,7 @@ pub(super) fn assess(obj: &Object, group: &str, kind: &str) -> Option<Health> {
         };
         return Some(health(
             Unknown,
-            format!("unsupported {label} GVK: {}, Kind={kind}", obj.api_version),
+            format!("unsupported {label} GVK: {}, Kind={kind}", obj.api_version()),
             group,
             kind,
             None,

@@ -183,7 +183,7 @@ pub struct BuildRecord {
     /// `HelmRelease web/podinfo`) or the kustomization directory of a plain kustomize root.
     pub name: String,
     /// `helm`, `kustomize`, `directory` (files as they are), `flux` (Flux's generated kustomization).
-    pub kind: String,
+    pub kind: &'static str,
     /// The directory (as objects' files are named) or the chart it builds.
     pub path: String,
     /// The object that declares it, when one does.

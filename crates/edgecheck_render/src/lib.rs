@@ -1087,7 +1087,7 @@ fn record(ctx: &render::Ctx<'_>, s: &Spec, outcome: Option<&Outcome>, mode: Mode
         chart: local.map(|h| h.chart.clone()),
         values: local.map(|h| values::sources(h, &origin)).unwrap_or_default(),
         name: s.name.clone(),
-        kind: kind.into(),
+        kind,
         path,
         origin: s.origin.clone(),
         file: s.file.clone(),

@@ -103,7 +103,7 @@ pub fn objects() -> Vec<ObjectEntry> {
             condition_type: edgecheck_checks::model::condition::ConditionType::ResolvedRefs,
             status: false,
             reason: edgecheck_checks::model::condition::Reason::BackendNotFound,
-            message: String::new(),
+            message: "".into(),
         }],
         listeners: vec![],
     }]

@@ -38,8 +38,9 @@ pub struct PathIndex<'g> {
     /// Services of type LoadBalancer.
     lb_services: Vec<ObjId>,
     app_resources: HashMap<(String, Option<String>, String), ObjId>,
-    /// Backend and TLS Secret edges by (object, kind), sorted by field, each with its place in the graph.
-    by_field: HashMap<(ObjId, EdgeKind), Vec<(usize, &'g edgecheck_core::Edge)>>,
+    /// Backend and TLS Secret edges sorted by (object, kind, field), each with its place in the graph: one
+    /// vector, not a map of a vector per object (#17).
+    by_field: Vec<(usize, &'g edgecheck_core::Edge)>,
 }
 
 impl PathIndex<'_> {
@@ -73,7 +74,9 @@ impl<'g> PathIndex<'g> {
     /// edges of one rule are one range of the sorted fields: scanning every edge of an Ingress with
     /// 20,000 rules for each of its hosts was quadratic.
     fn edges_under(&self, id: ObjId, kind: EdgeKind, prefixes: &[String]) -> Vec<&'g edgecheck_core::Edge> {
-        let Some(sorted) = self.by_field.get(&(id, kind)) else { return Vec::new() };
+        let start = self.by_field.partition_point(|(_, e)| (e.from, e.kind) < (id, kind));
+        let len = self.by_field[start..].partition_point(|(_, e)| (e.from, e.kind) == (id, kind));
+        let sorted = &self.by_field[start..start + len];
         let mut hits: Vec<(usize, &'g edgecheck_core::Edge)> = prefixes
             .iter()
             .flat_map(|p| {
@@ -114,19 +117,15 @@ impl<'g> PathIndex<'g> {
             .filter(|(_, _, s)| s.spec.service_type.as_deref() == Some("LoadBalancer"))
             .map(|(id, _, _)| id)
             .collect();
-        let mut sorted: Vec<(usize, &edgecheck_core::Edge)> = graph
+        let mut by_field: Vec<(usize, &edgecheck_core::Edge)> = graph
             .edges()
             .iter()
             .enumerate()
             .filter(|(_, e)| matches!(e.kind, EdgeKind::Backend | EdgeKind::TlsSecret))
             .collect();
-        sorted.sort_unstable_by(|(i, a), (j, b)| {
+        by_field.sort_unstable_by(|(i, a), (j, b)| {
             (a.from, a.kind, a.field.as_str(), i).cmp(&(b.from, b.kind, b.field.as_str(), j))
         });
-        let mut by_field: HashMap<(ObjId, EdgeKind), Vec<(usize, &edgecheck_core::Edge)>> = HashMap::new();
-        for (i, e) in sorted {
-            by_field.entry((e.from, e.kind)).or_default().push((i, e));
-        }
         let claims = ClaimIndex::build(graph, model);
         PathIndex { claims, slices, challenges, apps, app_resources, lb_services, by_field }
     }

@@ -67,7 +67,7 @@ impl BuildNotRendered {
                     out.about(object, r.file.clone(), r.line)
                         .severity(Severity::Error)
                         .message(format!("{} ({} {}) does not render: {m}", r.name, r.kind, r.path))
-                        .evidence(format!("tool: {}", r.tool.as_deref().unwrap_or(&r.kind)))
+                        .evidence(format!("tool: {}", r.tool.as_deref().unwrap_or(r.kind)))
                         .fix("fix the template or kustomization; the controller fails on it the same way")
                         .emit();
                 }

@@ -71,8 +71,8 @@ pub struct ExpectedCondition {
     pub status: bool,
     /// Reason (`as_str` is the Gateway API spelling).
     pub reason: condition::Reason,
-    /// Why, in words.
-    pub message: String,
+    /// Why, in words (most are fixed words, held without a copy).
+    pub message: std::borrow::Cow<'static, str>,
 }
 
 impl ExpectedCondition {

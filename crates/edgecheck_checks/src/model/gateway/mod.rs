@@ -166,11 +166,22 @@ struct Slot {
     accepted: bool,
 }
 
-fn cond(t: Type, status: bool, reason: Reason, message: impl Into<String>) -> ExpectedCondition {
+fn cond(
+    t: Type,
+    status: bool,
+    reason: Reason,
+    message: impl Into<std::borrow::Cow<'static, str>>,
+) -> ExpectedCondition {
     ExpectedCondition { parent: None, listener: None, condition_type: t, status, reason, message: message.into() }
 }
 
-fn lcond(l: &str, t: Type, status: bool, reason: Reason, message: impl Into<String>) -> ExpectedCondition {
+fn lcond(
+    l: &str,
+    t: Type,
+    status: bool,
+    reason: Reason,
+    message: impl Into<std::borrow::Cow<'static, str>>,
+) -> ExpectedCondition {
     ExpectedCondition { listener: Some(l.into()), ..cond(t, status, reason, message) }
 }
 

@@ -35,7 +35,7 @@ impl GatewayModel {
                 let field = format!("spec.parentRefs[{pi}]");
                 let edge = edges.iter().find(|e| e.field == field);
                 let Some(edge) = edge else { continue }; // not a Gateway/ListenerSet parent (mesh, ...)
-                let pc = |t: Type, s: bool, reason: Reason, m: String| ExpectedCondition {
+                let pc = |t: Type, s: bool, reason: Reason, m: std::borrow::Cow<'static, str>| ExpectedCondition {
                     parent: Some(pk.clone()),
                     ..cond(t, s, reason, m)
                 };
@@ -86,12 +86,12 @@ impl GatewayModel {
                 }
                 match accepted {
                     None => {}
-                    Some(Ok(m)) => v.push(pc(Type::Accepted, true, Reason::Accepted, m)),
-                    Some(Err((reason, m))) => v.push(pc(Type::Accepted, false, reason, m)),
+                    Some(Ok(m)) => v.push(pc(Type::Accepted, true, Reason::Accepted, m.into())),
+                    Some(Err((reason, m))) => v.push(pc(Type::Accepted, false, reason, m.into())),
                 }
                 match &resolved {
                     Ok(()) => v.push(pc(Type::ResolvedRefs, true, Reason::ResolvedRefs, "references resolved".into())),
-                    Err((reason, m)) => v.push(pc(Type::ResolvedRefs, false, *reason, m.clone())),
+                    Err((reason, m)) => v.push(pc(Type::ResolvedRefs, false, *reason, m.clone().into())),
                 }
             }
             // Held for every route until the report: no growth slack (a route has two or three).

@@ -8,6 +8,8 @@ need=()
 # What the build needs on a bare Debian: the `legacy` TLS probe links OpenSSL.
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 [ -f /usr/include/openssl/ssl.h ] || need+=(libssl-dev)
+# jemalloc (the allocator) is configured and built with make.
+command -v make >/dev/null 2>&1 || need+=(make)
 # What the tests need: package[:binary] (the binary is the package's name unless given)
 # (zsh and fish check the generated completions' syntax, `zsh -n` and `fish -n`; prometheus scrapes
 # `edgecheck serve` in tests/cli/serve.rs, and its promtool checks /metrics)

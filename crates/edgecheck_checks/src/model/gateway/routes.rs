@@ -76,7 +76,9 @@ impl GatewayModel {
                 for l in std::mem::take(&mut self.pending_terminated) {
                     self.terminated_tls_routes.push((rid, (*pk).clone(), l));
                 }
-                let attached = std::mem::take(&mut self.pending_attached);
+                let mut attached = std::mem::take(&mut self.pending_attached);
+                // Held for every route until the report: no growth slack.
+                attached.shrink_to_fit();
                 if let (Some(Ok(_)), Some(owner)) = (&accepted, edge.to.found()) {
                     self.attachments.entry(rid).or_default().push(Attachment {
                         parent_index: pi,
@@ -96,6 +98,9 @@ impl GatewayModel {
             }
             // Held for every route until the report: no growth slack (a route has two or three).
             v.shrink_to_fit();
+            if let Some(a) = self.attachments.get_mut(&rid) {
+                a.shrink_to_fit();
+            }
             self.conditions.insert(rid, v);
         }
     }

@@ -308,7 +308,7 @@ impl Analysis {
                 .iter()
                 .filter(|r| matches!(r.state, edgecheck_core::inventory::BuildState::NotRendered(_)))
                 .count(),
-            rendered_objects: graph.objects.iter().filter(|o| o.source.build.is_some()).count(),
+            rendered_objects: graph.objects.iter().filter(|o| o.source.build().is_some()).count(),
             loose_objects: graph.loose,
         }
     }
@@ -345,7 +345,7 @@ impl Analysis {
             f(ObjectEntry {
                 object: o.to_ref(),
                 file: o.source.file.as_deref().map(str::to_string),
-                build: o.source.build.as_deref().map(str::to_string),
+                build: o.source.build().map(str::to_string),
                 root: None,
                 cluster: None,
                 line: o.source.line,

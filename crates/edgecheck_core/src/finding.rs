@@ -117,7 +117,7 @@ impl<'a> Findings<'a> {
             field: (!path.is_empty()).then(|| path.to_string()),
             root: None,
             cluster: None,
-            build: object.source.build.as_deref().map(str::to_string),
+            build: object.source.build().map(str::to_string),
             notes: Vec::new(),
         };
         FindingBuilder { sink: self, finding }

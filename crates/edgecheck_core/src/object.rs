@@ -312,8 +312,6 @@ pub struct Source {
     pub lines: Option<LineTable>,
     /// The hashed path of the object inside its document (the root, or `items[i]`).
     pub root: u64,
-    /// For objects read from a cluster: the cluster or context name.
-    pub cluster: Option<Arc<str>>,
     /// The linted checkout the file belongs to (index into the inventory's repos) and the file's
     /// path relative to its root.
     pub repo_path: Option<(usize, Arc<str>)>,
@@ -326,10 +324,48 @@ pub struct Source {
     /// object are alternatives kept side by side (a runbook's steps, a doc's working and failing versions),
     /// not a duplicate the cluster sees.
     pub loose: bool,
+    /// The cluster it was read from, or the build that rendered it ([`Source::cluster`], [`Source::build`]):
+    /// one box, absent for an object read as it is in its file (most of a repository's; #17).
+    origin: Option<Box<Origin>>,
+}
+
+/// Where an object that is not read as it is in its file comes from.
+#[derive(Debug, Clone, Default)]
+struct Origin {
+    cluster: Option<Arc<str>>,
+    build: Option<Arc<str>>,
+}
+
+impl Source {
+    /// For objects read from a cluster: the cluster or context name.
+    pub fn cluster(&self) -> Option<&str> {
+        self.origin.as_ref()?.cluster.as_deref()
+    }
+
     /// The build that rendered the object (`helm template`, `kustomize build`, a Flux Kustomization),
     /// named as `lint --show-builds` names it; `None` for an object read as it is in its file. `file` and
     /// `lines` then point at the source the user edits (the chart template, the kustomize resource).
-    pub build: Option<std::sync::Arc<str>>,
+    pub fn build(&self) -> Option<&str> {
+        self.origin.as_ref()?.build.as_deref()
+    }
+
+    /// Sets the cluster it was read from.
+    pub fn set_cluster(&mut self, cluster: Option<Arc<str>>) {
+        self.origin.get_or_insert_with(Box::default).cluster = cluster;
+        self.drop_empty_origin();
+    }
+
+    /// Sets the build that rendered it.
+    pub fn set_build(&mut self, build: Option<Arc<str>>) {
+        self.origin.get_or_insert_with(Box::default).build = build;
+        self.drop_empty_origin();
+    }
+
+    fn drop_empty_origin(&mut self) {
+        if self.origin.as_ref().is_some_and(|o| o.cluster.is_none() && o.build.is_none()) {
+            self.origin = None;
+        }
+    }
 }
 
 /// One Kubernetes object, as loaded. Objects stay dynamic: `value` is the whole object (with the

@@ -126,17 +126,11 @@ fn one(
             String::new()
         }
     };
-    let source = Source {
-        file: Some(file.clone()),
-        line: Some(line),
-        lines: Some(lines.clone()),
-        root,
-        cluster: None,
-        repo_path: None,
-        example: false,
-        loose: false,
-        build: None,
-    };
+    let mut source = Source::default();
+    source.file = Some(file.clone());
+    source.line = Some(line);
+    source.lines = Some(lines.clone());
+    source.root = root;
     let obj =
         Object { kind: ObjKind::new(&api_version, kind), namespace, name, value: Doc::default(), source, secret: None };
     out.push(with_value(obj, value, problems));
@@ -259,17 +253,9 @@ pub fn object_from_live_value(cluster: &Arc<str>, value: Value, problems: &mut V
     let name = meta.and_then(|m| m.get("name")).and_then(Value::as_str).unwrap_or("").to_string();
     let namespace =
         meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
-    let source = Source {
-        file: None,
-        line: None,
-        lines: None,
-        root: LineTable::ROOT,
-        cluster: Some(cluster.clone()),
-        repo_path: None,
-        example: false,
-        loose: false,
-        build: None,
-    };
+    let mut source = Source::default();
+    source.root = LineTable::ROOT;
+    source.set_cluster(Some(cluster.clone()));
     let obj =
         Object { kind: ObjKind::new(&api_version, kind), namespace, name, value: Doc::default(), source, secret: None };
     Some(with_value(obj, value, problems))

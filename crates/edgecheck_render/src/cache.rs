@@ -69,28 +69,25 @@ impl Stored {
             root: o.source.root,
             lines: o.source.lines.as_ref().map(|l| l.entries()).unwrap_or_default(),
             repo_path: o.source.repo_path.clone(),
-            build: o.source.build.as_deref().map(str::to_string),
+            build: o.source.build().map(str::to_string),
             secret: o.secret.as_deref().cloned(),
         }
     }
 
     fn into_object(self) -> Object {
+        let mut source = Source::default();
+        source.file = self.file.map(std::sync::Arc::from);
+        source.line = self.line;
+        source.lines = Some(LineTable::from_entries(self.lines));
+        source.root = self.root;
+        source.repo_path = self.repo_path;
+        source.set_build(self.build.map(Arc::from));
         Object {
             kind: ObjKind::new(&self.api_version, Kind::from_api_version(&self.api_version, &self.kind)),
             namespace: self.namespace,
             name: self.name,
             value: self.value,
-            source: Source {
-                file: self.file.map(std::sync::Arc::from),
-                line: self.line,
-                lines: Some(LineTable::from_entries(self.lines)),
-                root: self.root,
-                cluster: None,
-                repo_path: self.repo_path,
-                example: false,
-                loose: false,
-                build: self.build.map(Arc::from),
-            },
+            source,
             secret: self.secret.map(Box::new),
         }
     }

@@ -21,7 +21,7 @@ impl Trees {
         // Every Flux Kustomization of this checkout read from a file: its file, the directory its path names,
         // and whether that directory holds the file (it applies itself).
         let mut all: Vec<(String, String, bool)> = Vec::new();
-        for o in files.iter().filter(|o| o.source.build.is_none() && !o.source.example) {
+        for o in files.iter().filter(|o| o.source.build().is_none() && !o.source.example) {
             if o.kind.group != "kustomize.toolkit.fluxcd.io" || o.kind.kind != "Kustomization" {
                 continue;
             }

@@ -231,8 +231,8 @@ impl<'a> World<'a> {
         if all.len() <= 1 || agree(&all) {
             return all.first().copied();
         }
-        if o.source.build.is_some() {
-            let built: Vec<&Object> = all.iter().copied().filter(|c| c.source.build == o.source.build).collect();
+        if o.source.build().is_some() {
+            let built: Vec<&Object> = all.iter().copied().filter(|c| c.source.build() == o.source.build()).collect();
             if built.len() == 1 || (!built.is_empty() && agree(&built)) {
                 return Some(built[0]);
             }
@@ -339,7 +339,7 @@ pub fn controllers(world: &World<'_>) -> Vec<Spec> {
                 return None;
             }
             // A controller object in an example or archive directory that no build applies declares nothing.
-            if o.source.example && o.source.build.is_none() {
+            if o.source.example && o.source.build().is_none() {
                 return None;
             }
             match (o.kind.group.as_str(), o.kind.kind.as_str()) {
@@ -546,7 +546,7 @@ fn base_spec(o: &Object) -> Spec {
         parts: Vec::new(),
         substitute: None,
         claims: Vec::new(),
-        from: o.source.build.as_deref().map(str::to_string),
+        from: o.source.build().map(str::to_string),
         key: String::new(),
     }
 }

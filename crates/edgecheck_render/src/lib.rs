@@ -521,7 +521,7 @@ fn current<'a>(files: &'a [Object], specs: &[Spec], outcomes: &'a HashMap<String
 
 /// A Flux Kustomization or HelmRelease read from a file (not rendered by a build).
 fn is_flux_build(o: &Object) -> bool {
-    o.source.build.is_none()
+    o.source.build().is_none()
         && matches!(
             (o.kind.group.as_str(), o.kind.kind.as_str()),
             ("kustomize.toolkit.fluxcd.io", "Kustomization") | ("helm.toolkit.fluxcd.io", "HelmRelease")

@@ -172,7 +172,7 @@ fn read(text: &str, file: &str, build: &str, map: Option<&[u32]>, out: &mut Pars
                 );
                 out.skipped += skip.documents + skip.templates;
                 for o in &mut out.objects[start..] {
-                    o.source.build = Some(build.clone());
+                    o.source.set_build(Some(build.clone()));
                 }
             }
             Err(e) => out.problems.push(LoadProblem {

@@ -87,7 +87,7 @@ impl Store {
             kind: o.kind.kind.to_string(),
             namespace: None,
             reason: format!("more than {max} objects (the limit per kind)"),
-            cluster: o.source.cluster.as_deref().map(str::to_string),
+            cluster: o.source.cluster().map(str::to_string),
         });
         k.objects.clear();
     }

@@ -617,7 +617,7 @@ impl Graph {
             })
             .collect();
         for (i, o) in self.objects.iter().enumerate() {
-            let Some(b) = o.source.build.as_deref() else { continue };
+            let Some(b) = o.source.build() else { continue };
             let label = b.split(" (").next().unwrap_or(b);
             if let Some(&app) = by_build.get(label) {
                 if app != ObjId(i) && o.source.repo_path.is_none() {

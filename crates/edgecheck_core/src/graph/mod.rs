@@ -350,7 +350,7 @@ impl Graph {
             .zip(&from_builds)
             .map(|(o, b)| {
                 b.applied
-                    || o.source.build.is_some()
+                    || o.source.build().is_some()
                     || o.source
                         .repo_path
                         .as_ref()
@@ -378,7 +378,7 @@ impl Graph {
         view_errors.retain(|(id, _): &(ObjId, views::SchemaError)| !objects[id.0].source.example);
         for (o, b) in objects.iter_mut().zip(from_builds) {
             // A rendered object's namespace is the build's (the render stage set it).
-            if o.source.build.is_some() {
+            if o.source.build().is_some() {
                 if !o.kind.namespaced() {
                     o.namespace = None;
                 }

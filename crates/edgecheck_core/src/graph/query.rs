@@ -22,7 +22,7 @@ impl Graph {
         }
         // Rendered objects: applied together when one build rendered both; copies that separate builds
         // render are alternatives (overlays, clusters), and a file object beside a rendered one is loose.
-        match (&oa.source.build, &ob.source.build) {
+        match (oa.source.build(), ob.source.build()) {
             (Some(x), Some(y)) => return x == y,
             (None, None) => {}
             _ => return false,

@@ -46,8 +46,8 @@ impl HealthStatus {
 pub struct Health {
     /// Status.
     pub status: HealthStatus,
-    /// Message; starts with Argo CD's message where Argo CD assesses the kind.
-    pub message: String,
+    /// Message; starts with Argo CD's message where Argo CD assesses the kind (fixed words are not copied).
+    pub message: std::borrow::Cow<'static, str>,
     /// Where the fault is, when the status is not Healthy.
     pub layer: Option<Layer>,
     /// True when this is edgecheck's own assessment (a kind Argo CD does not assess).
@@ -127,7 +127,7 @@ impl Model {
         // whatever the controller was given, credentials in repository URLs included.
         for h in health.iter_mut().flatten() {
             if let std::borrow::Cow::Owned(masked) = edgecheck_core::redact::credentials(&h.message) {
-                h.message = masked;
+                h.message = masked.into();
             }
         }
         let live = gateway_live::LiveStatus::compute(graph, &gateway);

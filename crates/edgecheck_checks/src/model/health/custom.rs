@@ -159,11 +159,11 @@ fn conditions(v: ValueRef<'_>) -> impl Iterator<Item = ValueRef<'_>> {
 
 /// Where the bundled script itself fails, Argo CD reports Unknown with the Lua error.
 fn lua_error(message: &str, group: &str, kind: &str) -> Health {
-    health(HealthStatus::Unknown, message, group, kind, None, false)
+    health(HealthStatus::Unknown, message.to_string(), group, kind, None, false)
 }
 
 fn waiting(message: &str, group: &str, kind: &str) -> Health {
-    health(Progressing, message, group, kind, None, false)
+    health(Progressing, message.to_string(), group, kind, None, false)
 }
 
 /// A result decided by one condition: its message (Lua), the layer from its reason.
@@ -241,7 +241,7 @@ fn contour(v: ValueRef<'_>, group: &str, kind: &str, http_proxy: bool) -> Health
             let (ty, st) = (s(c, "/type"), s(c, "/status"));
             let message = if http_proxy { description } else { s(c, "/message") };
             if ty == "Valid" && st == "True" {
-                return health(Healthy, message, group, kind, None, false);
+                return health(Healthy, message.to_string(), group, kind, None, false);
             }
             if http_proxy && st == "False" {
                 let Some(spec) = present(v, "spec") else {
@@ -316,7 +316,7 @@ fn cron_job(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
     let Some(spec) = present(v, "spec") else {
         return lua_error("attempt to index a nil value (field 'spec')", group, kind);
     };
-    let ok = |m: &str| health(Healthy, m, group, kind, None, false);
+    let ok = |m: &str| health(Healthy, m.to_string(), group, kind, None, false);
     if spec.get("suspend").and_then(ValueRef::as_bool) == Some(true) {
         return ok("CronJob is Suspended");
     }
@@ -360,15 +360,15 @@ fn gateway_class(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
         return match s(c, "/status") {
             "True" => {
                 let m = if has_msg { s(c, "/message") } else { "GatewayClass is accepted" };
-                health(Healthy, m, group, kind, None, false)
+                health(Healthy, m.to_string(), group, kind, None, false)
             }
             "False" => {
                 let m = if has_msg { s(c, "/message") } else { "GatewayClass is not accepted" };
-                health(Degraded, m, group, kind, reason, false)
+                health(Degraded, m.to_string(), group, kind, reason, false)
             }
             _ => {
                 let m = if has_msg { s(c, "/message") } else { "Waiting for GatewayClass status" };
-                health(Progressing, m, group, kind, reason, false)
+                health(Progressing, m.to_string(), group, kind, reason, false)
             }
         };
     }
@@ -527,7 +527,7 @@ fn application(v: ValueRef<'_>, group: &str, kind: &str) -> Health {
             return health(HealthStatus::Unknown, m, group, kind, None, false);
         }
     };
-    health(status, s(h, "/message"), group, kind, None, false)
+    health(status, s(h, "/message").to_string(), group, kind, None, false)
 }
 
 fn application_set(v: ValueRef<'_>, group: &str, kind: &str) -> Health {

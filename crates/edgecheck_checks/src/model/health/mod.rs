@@ -76,7 +76,7 @@ pub(crate) fn assess(obj: &Object, app_health: bool) -> Option<Health> {
         let own = !builtin::handles(group, kind) && !custom::handles(group, kind, app_health);
         return Some(Health {
             status: HealthStatus::Progressing,
-            message: "Pending deletion".to_string(),
+            message: "Pending deletion".into(),
             layer: Some(natural_layer(group, kind)),
             own,
         });
@@ -118,7 +118,7 @@ pub(crate) fn natural_layer(group: &str, kind: &str) -> Layer {
 /// reason (via `reasons::layer_for`) or the kind's natural layer.
 pub(crate) fn health(
     status: HealthStatus,
-    message: impl Into<String>,
+    message: impl Into<std::borrow::Cow<'static, str>>,
     group: &str,
     kind: &str,
     reason: Option<(&str, &str)>,

@@ -131,7 +131,7 @@ fn obj(api_version: &str, kind: &str, body: edgecheck_core::Value) -> Option<Hea
 
 fn status_msg(h: &Option<Health>) -> (HealthStatus, String) {
     let h = h.as_ref().expect("health");
-    (h.status, h.message.clone())
+    (h.status, h.message.to_string())
 }
 
 #[test]

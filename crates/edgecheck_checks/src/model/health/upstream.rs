@@ -1620,7 +1620,7 @@ fn messages_edgecheck_adds() {
     ];
     for (api, kind, body, status, message) in cases {
         let h = assess_live(api, kind, &body).unwrap_or_else(|| panic!("{kind}: no health"));
-        assert_eq!((h.status, h.message.as_str()), (status, message), "{kind} {body}");
+        assert_eq!((h.status, &*h.message), (status, message), "{kind} {body}");
     }
 }
 
@@ -1728,7 +1728,10 @@ metadata: {name: plain, namespace: shop, uid: "1"}
     let proxy = health("HTTPProxy").expect("HTTPProxy health");
     assert_eq!(proxy.status, Degraded);
     assert_eq!(proxy.message, "external auth https://deploy:***@authz.example.internal/check unreachable");
-    assert_eq!(health("Route").map(|h| (h.status, h.message)), Some((Healthy, "Route is healthy".to_string())));
+    assert_eq!(
+        health("Route").map(|h| (h.status, h.message.to_string())),
+        Some((Healthy, "Route is healthy".to_string()))
+    );
     assert_eq!(health("SealedSecret").map(|h| h.status), Some(Progressing));
     // A ConfigMap is listed (a kind edgecheck knows) without health.
     assert_eq!(health("ConfigMap"), None);

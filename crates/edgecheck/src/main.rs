@@ -7,6 +7,7 @@ mod config;
 use std::io::Write as _;
 use std::process::ExitCode;
 
+#[cfg(not(target_env = "msvc"))]
 #[global_allocator]
 static GLOBAL: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 

@@ -68,9 +68,10 @@ impl fmt::Display for ObjectRef {
 ///
 /// Paths are hashed incrementally while parsing (see [`LineTable::key`] and [`LineTable::index`]),
 /// so recording a line costs one `u64` per node and a lookup is a binary search. A finished table is one
-/// exact-size allocation of 4 bytes a node for most documents (#17): each hash folded to 24 bits, or to 32
-/// when two of the document's paths fold alike in 24, or kept whole when they do in 32; each line an offset
-/// from the document's first in 8 bits, or 16, or 32 as the document's span needs. Its bytes: the two widths,
+/// exact-size allocation of 5 bytes a node for most documents (#17): each hash folded to 32 bits, or kept
+/// whole when two of the document's paths fold alike (not 24: `field_line(..).is_some()` is read as "the field
+/// is there", and 24 bits answered for absent fields 256 times as often); each line an offset from the
+/// document's first in 8 bits, or 16, or 32 as the document's span needs. Its bytes: the two widths,
 /// the node count and the first line (a 9-byte head), the sorted keys, then the lines, all little-endian.
 /// Cloning shares the bytes: the objects of one document (a `List`'s items) hold one table, and an object
 /// holds it without a box of its own.
@@ -92,13 +93,6 @@ const HEAD: usize = 9;
 /// (the render cache) fold to themselves.
 fn fold(h: u64) -> u32 {
     (h ^ (h >> 32)) as u32
-}
-
-/// A path hash in 24 bits, idempotent as [`fold`] is, also on a hash folded to 32 bits: a table read back
-/// from 32-bit keys answers the hashes those keys came from.
-fn fold24(h: u64) -> u32 {
-    let x = fold(h);
-    (x ^ (x >> 24)) & 0x00ff_ffff
 }
 
 /// Records (path hash, line) pairs for a [`LineTable`].
@@ -128,7 +122,7 @@ impl LineTable {
         self.bytes.get(1..5).map_or(0, |b| read_le(b) as usize)
     }
 
-    /// Bytes a key takes: 3, 4 or 8.
+    /// Bytes a key takes: 4 or 8.
     fn key_width(&self) -> usize {
         usize::from(self.bytes.first().map_or(8, |w| w & 0x0f))
     }
@@ -166,17 +160,12 @@ impl LineTable {
             keyed.sort_unstable_by_key(|e| e.0);
             keyed.windows(2).all(|w| w[0].0 != w[1].0)
         };
-        let mut keyed: Vec<(u64, u32)> = all.iter().map(|e| (u64::from(fold24(e.0)), e.1)).collect();
+        let mut keyed: Vec<(u64, u32)> = all.iter().map(|e| (u64::from(fold(e.0)), e.1)).collect();
         let key_width: u8 = if distinct(&mut keyed) {
-            3
+            4
         } else {
-            keyed = all.iter().map(|e| (u64::from(fold(e.0)), e.1)).collect();
-            if distinct(&mut keyed) {
-                4
-            } else {
-                keyed = all;
-                8
-            }
+            keyed = all;
+            8
         };
         let base = keyed.iter().map(|e| e.1).min().unwrap_or(0);
         let span = keyed.iter().map(|e| e.1 - base).max().unwrap_or(0);
@@ -249,11 +238,7 @@ impl LineTable {
     /// The line of the node at a hashed path.
     pub fn get(&self, path: u64) -> Option<u32> {
         let n = self.n();
-        let key = match self.key_width() {
-            3 => u64::from(fold24(path)),
-            4 => u64::from(fold(path)),
-            _ => path,
-        };
+        let key = if self.key_width() == 4 { u64::from(fold(path)) } else { path };
         let (mut lo, mut hi) = (0, n);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
@@ -476,8 +461,8 @@ mod tests {
         let keys: Vec<u64> = (0..200).map(|i| LineTable::index(LineTable::ROOT, i)).collect();
         let pairs: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, k)| (*k, 1000 + i as u32)).collect();
         let t = table(&pairs);
-        // 24-bit keys, 8-bit lines from 1000: 4 bytes a node and a 9-byte head, in one allocation.
-        assert_eq!((t.key_width(), t.line_width(), t.bytes.len()), (3, 1, HEAD + 200 * 4));
+        // 32-bit keys, 8-bit lines from 1000: 5 bytes a node and a 9-byte head, in one allocation.
+        assert_eq!((t.key_width(), t.line_width(), t.bytes.len()), (4, 1, HEAD + 200 * 5));
         for (k, l) in &pairs {
             assert_eq!(t.get(*k), Some(*l));
         }
@@ -487,27 +472,19 @@ mod tests {
         assert_eq!(t.get(keys[0]), Some(7));
         // Read back from its entries (the render cache), and remapped, it answers the same.
         let mut back = LineTable::from_entries(table(&pairs).entries());
-        assert_eq!(back.key_width(), 3);
+        assert_eq!(back.key_width(), 4);
         assert_eq!(back.get(keys[5]), Some(1005));
         back.remap(|l| l * 1000);
         assert_eq!((back.line_width(), back.get(keys[5])), (4, Some(1_005_000)));
         // Spans past 8 bits take 16.
         let wide: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, k)| (*k, 1000 + i as u32 * 3)).collect();
         let t = table(&wide);
-        assert_eq!((t.key_width(), t.line_width()), (3, 2));
+        assert_eq!((t.key_width(), t.line_width()), (4, 2));
         assert!(wide.iter().all(|(k, l)| t.get(*k) == Some(*l)));
     }
 
     #[test]
     fn hashes_that_fold_alike_are_kept_wider() {
-        // Alike in 24 bits, not in 32: 32-bit keys.
-        let (a, b) = (0x0000_0000_0000_0001_u64, 0x0000_0000_0100_0000_u64);
-        assert_eq!(fold24(a), fold24(b));
-        let t = table(&[(a, 3), (b, 4), (LineTable::ROOT, 1)]);
-        assert_eq!(t.key_width(), 4);
-        assert_eq!((t.get(a), t.get(b), t.get(LineTable::ROOT)), (Some(3), Some(4), Some(1)));
-        let back = LineTable::from_entries(t.entries());
-        assert_eq!((back.key_width(), back.get(a), back.get(b)), (4, Some(3), Some(4)));
         // Alike in 32 bits: whole hashes, and a span beyond 16 bits.
         let (a, b) = (0x0000_0001_0000_0000_u64, 0x0000_0000_0000_0001_u64);
         let t = table(&[(a, 3), (b, 70_000), (LineTable::ROOT, 1)]);
@@ -518,16 +495,6 @@ mod tests {
         assert_eq!((back.get(a), back.get(b)), (Some(3), Some(70_000)));
         assert_eq!(LineTable::default().get(LineTable::ROOT), None);
         assert_eq!(LineRecorder::default().finish().entries(), []);
-    }
-
-    #[test]
-    fn keys_folded_to_32_bits_read_back_into_24() {
-        // A render cache written with 32-bit keys: rebuilt, the table answers the whole hashes.
-        let keys: Vec<u64> = (0..50).map(|i| LineTable::key(LineTable::ROOT, &format!("k{i}"))).collect();
-        let old: Vec<(u64, u32)> = keys.iter().enumerate().map(|(i, k)| (u64::from(fold(*k)), 10 + i as u32)).collect();
-        let t = LineTable::from_entries(old);
-        assert_eq!(t.key_width(), 3);
-        assert!(keys.iter().enumerate().all(|(i, k)| t.get(*k) == Some(10 + i as u32)));
     }
 
     #[test]
@@ -551,6 +518,9 @@ mod tests {
             for (k, l) in &first {
                 assert_eq!(t.get(*k), Some(*l), "round {round}");
             }
+            // Paths that were not recorded are not found (a 32-bit fold makes a false hit one in 2^32 / n).
+            let absent = (0..200).map(|_| next()).filter(|k| !first.contains_key(k));
+            assert!(absent.into_iter().all(|k| t.get(k).is_none()), "round {round} absent");
             let back = LineTable::from_entries(t.entries());
             assert!(first.iter().all(|(k, l)| back.get(*k) == Some(*l)), "round {round} read back");
         }

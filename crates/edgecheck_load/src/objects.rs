@@ -243,7 +243,7 @@ fn templated(v: &Value) -> bool {
     }
 }
 
-/// Turns one object read from a cluster (no file, no lines) into an [`Object`] whose `source.cluster`
+/// Turns one object read from a cluster (no file, no lines) into an [`Object`] whose `source.cluster()`
 /// is `cluster`; a Secret is summarised and its values removed, as from a file. `None` for a value
 /// without `apiVersion`/`kind`.
 pub fn object_from_live_value(cluster: &Arc<str>, value: Value, problems: &mut Vec<LoadProblem>) -> Option<Object> {

@@ -738,6 +738,13 @@ mod tests {
         // A match of headers alone matches every path, as `/` (PathPrefix).
         assert_eq!(route_rule_path_match(&m, "/other"), Some((2, "/ (PathPrefix)".into())));
         assert_eq!(route_rule_path_match(&m[..2], "/other"), None);
+        // Read leniently, as the raw matches were: odd items are matches without a path.
+        let odd: Vec<edgecheck_core::views::RouteMatch> =
+            serde_json::from_str(r#"[null, "x", {"path": "/x"}, {"path": {"type": 5, "value": "/v"}}]"#)
+                .unwrap_or_default();
+        assert_eq!(odd.len(), 4);
+        assert!(odd[..3].iter().all(|m| m.path.is_none()));
+        assert_eq!(route_rule_path_match(&odd[3..], "/v/w"), Some((3, "/v (PathPrefix)".into())));
         assert!(route_rule_path_match(&[], "/other").is_some());
     }
 }

@@ -286,23 +286,33 @@ pub struct RouteRule {
     pub name: Option<Str>,
 }
 
-/// A rule's match, as far as paths go (headers, query parameters and methods are not read).
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+/// A rule's match, as far as paths go (headers, query parameters and methods are not read). Read leniently, as
+/// the raw match was: a null item or a path of another shape is a match without a path (`/`, PathPrefix).
+#[derive(Debug, Clone, Default)]
 pub struct RouteMatch {
     /// `path`.
     pub path: Option<PathMatch>,
 }
 
 /// A match's `path`.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
+#[derive(Debug, Clone, Default)]
 pub struct PathMatch {
     /// `Exact`, `PathPrefix` (the default) or `RegularExpression`.
-    #[serde(rename = "type")]
     pub type_: Option<Str>,
     /// The path (`/` by default).
     pub value: Option<Str>,
+}
+
+impl<'de> Deserialize<'de> for RouteMatch {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        let text = |p: &str| v.pointer(p).and_then(Value::as_str).map(Str::from);
+        let path = v
+            .get("path")
+            .filter(|p| p.is_object())
+            .map(|_| PathMatch { type_: text("/path/type"), value: text("/path/value") });
+        Ok(RouteMatch { path })
+    }
 }
 
 /// A backendRef.

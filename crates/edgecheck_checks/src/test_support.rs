@@ -415,7 +415,7 @@ impl Pki {
             let info = blocks.first().and_then(|b| edgecheck_core::cert::CertInfo::from_der(&b.der).ok());
             let info = info.unwrap_or_else(|| panic!("{name}: not a certificate"));
             return match what {
-                "sha256" => info.sha256,
+                "sha256" => info.sha256.to_string(),
                 "notbefore" => info.not_before.to_string(),
                 _ => info.not_after.to_string(),
             };

@@ -2,7 +2,7 @@
 //!
 //! Nothing here keeps private key material: a key is reduced to its algorithm, size and public half.
 
-use std::fmt::Write as _;
+use std::borrow::Cow;
 
 use sha2::{Digest, Sha256};
 use x509_parser::extensions::{GeneralName, ParsedExtension};
@@ -98,29 +98,96 @@ pub struct CertInfo {
     pub not_before: i64,
     /// notAfter, Unix seconds.
     pub not_after: i64,
-    /// Serial number, hex.
-    pub serial: String,
-    /// SHA-256 of the DER, hex with colons.
-    pub sha256: String,
+    /// Serial number.
+    pub serial: Hex,
+    /// SHA-256 of the DER (shown as hex with colons).
+    pub sha256: Fingerprint,
     /// Public key algorithm: `RSA`, `EC`, `Ed25519`, or the OID.
-    pub key_algorithm: String,
+    pub key_algorithm: Cow<'static, str>,
     /// Public key size in bits (RSA modulus, EC field size).
     pub key_bits: u32,
     /// Signature algorithm name (`sha256WithRSAEncryption`, `ecdsa-with-SHA256`, ...).
-    pub signature_algorithm: String,
+    pub signature_algorithm: Cow<'static, str>,
     /// basicConstraints CA flag.
     pub is_ca: bool,
     /// Subject equals issuer and the signature verifies with its own key.
     pub self_signed: bool,
-    /// Subject key identifier, hex.
-    pub subject_key_id: Option<String>,
-    /// Authority key identifier, hex.
-    pub authority_key_id: Option<String>,
+    /// Subject key identifier.
+    pub subject_key_id: Option<Hex>,
+    /// Authority key identifier.
+    pub authority_key_id: Option<Hex>,
     /// AIA caIssuers URLs.
     pub ca_issuers: Vec<String>,
-    /// The subject public key (the bit string of SubjectPublicKeyInfo); public.
-    pub public_key: Vec<u8>,
+    /// SHA-256 of the subject public key as [`KeyInfo::matches`] compares it (RSA: the modulus without
+    /// leading zeros; others: the bit string of SubjectPublicKeyInfo); `None` for an RSA key whose modulus
+    /// cannot be read. A digest, not the key: a large dump's TLS Secrets held every key (#17).
+    pub key_digest: Option<Fingerprint>,
 }
+
+/// A SHA-256 digest, shown (and serialized) as upper-case hex with colons: held as its 32 bytes, not as the
+/// 95 characters that show it (#17).
+#[derive(Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Fingerprint(pub [u8; 32]);
+
+impl Fingerprint {
+    /// The SHA-256 of `bytes`.
+    pub fn of(bytes: &[u8]) -> Fingerprint {
+        Fingerprint(Sha256::digest(bytes).into())
+    }
+}
+
+/// Bytes shown (and serialized) as upper-case hex with colons: key identifiers, serial numbers.
+#[derive(Clone, Default, PartialEq, Eq, Hash)]
+pub struct Hex(pub Box<[u8]>);
+
+fn write_hex(f: &mut std::fmt::Formatter<'_>, bytes: &[u8]) -> std::fmt::Result {
+    for (i, b) in bytes.iter().enumerate() {
+        if i > 0 {
+            f.write_str(":")?;
+        }
+        write!(f, "{b:02X}")?;
+    }
+    Ok(())
+}
+
+fn read_hex(s: &str) -> Option<Vec<u8>> {
+    s.split(':')
+        .filter(|p| !p.is_empty())
+        .map(|p| (p.len() == 2).then(|| u8::from_str_radix(p, 16).ok()).flatten())
+        .collect()
+}
+
+macro_rules! hex_text {
+    ($t:ty, $from:expr) => {
+        impl std::fmt::Display for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write_hex(f, &self.0)
+            }
+        }
+
+        impl std::fmt::Debug for $t {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                write_hex(f, &self.0)
+            }
+        }
+
+        impl serde::Serialize for $t {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_str(self)
+            }
+        }
+
+        impl<'de> serde::Deserialize<'de> for $t {
+            fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<$t, D::Error> {
+                let s = String::deserialize(d)?;
+                read_hex(&s).and_then($from).ok_or_else(|| serde::de::Error::custom("not colon-separated hex"))
+            }
+        }
+    };
+}
+
+hex_text!(Fingerprint, |b: Vec<u8>| <[u8; 32]>::try_from(b).ok().map(Fingerprint));
+hex_text!(Hex, |b: Vec<u8>| Some(Hex(b.into_boxed_slice())));
 
 /// True when the certificate `issuer` (DER) signed the certificate `der`. A [`CertInfo`] keeps no DER
 /// (a large repository's Secrets would hold every certificate twice): the caller that checks signatures
@@ -175,31 +242,36 @@ impl CertInfo {
             issuer: cert.issuer().to_string(),
             not_before: cert.validity().not_before.timestamp(),
             not_after: cert.validity().not_after.timestamp(),
-            serial: hex(cert.raw_serial(), ""),
-            sha256: hex(&Sha256::digest(der), ":"),
+            serial: Hex(cert.raw_serial().into()),
+            sha256: Fingerprint::of(der),
             signature_algorithm: signature_name(&cert.signature_algorithm.algorithm.to_id_string()),
-            public_key: cert.public_key().subject_public_key.data.to_vec(),
             ..CertInfo::default()
         };
+        let spk = &cert.public_key().subject_public_key.data;
         match cert.public_key().parsed() {
             Ok(PublicKey::RSA(rsa)) => {
-                info.key_algorithm = "RSA".into();
+                info.key_algorithm = Cow::Borrowed("RSA");
                 info.key_bits = u32::try_from(rsa.key_size()).unwrap_or(0);
             }
             Ok(PublicKey::EC(point)) => {
-                info.key_algorithm = "EC".into();
+                info.key_algorithm = Cow::Borrowed("EC");
                 info.key_bits = u32::try_from(point.key_size()).unwrap_or(0);
             }
             _ => {
                 let oid = cert.public_key().algorithm.algorithm.to_id_string();
                 info.key_algorithm = match oid.as_str() {
-                    "1.3.101.112" => "Ed25519".into(),
-                    "1.3.101.113" => "Ed448".into(),
-                    _ => oid,
+                    "1.3.101.112" => Cow::Borrowed("Ed25519"),
+                    "1.3.101.113" => Cow::Borrowed("Ed448"),
+                    _ => Cow::Owned(oid),
                 };
                 info.key_bits = if info.key_algorithm == "Ed25519" { 256 } else { 0 };
             }
         }
+        info.key_digest = if info.key_algorithm == "RSA" {
+            rsa_public_modulus(spk).map(|m| Fingerprint::of(strip_zeros(&m)))
+        } else {
+            Some(Fingerprint::of(spk))
+        };
         for ext in cert.extensions() {
             match ext.parsed_extension() {
                 ParsedExtension::SubjectAlternativeName(san) => {
@@ -213,9 +285,9 @@ impl CertInfo {
                     }
                 }
                 ParsedExtension::BasicConstraints(bc) => info.is_ca = bc.ca,
-                ParsedExtension::SubjectKeyIdentifier(k) => info.subject_key_id = Some(hex(k.0, ":")),
+                ParsedExtension::SubjectKeyIdentifier(k) => info.subject_key_id = Some(Hex(k.0.into())),
                 ParsedExtension::AuthorityKeyIdentifier(aki) => {
-                    info.authority_key_id = aki.key_identifier.as_ref().map(|k| hex(k.0, ":"));
+                    info.authority_key_id = aki.key_identifier.as_ref().map(|k| Hex(k.0.into()));
                 }
                 ParsedExtension::AuthorityInfoAccess(aia) => {
                     for d in &aia.accessdescs {
@@ -266,7 +338,7 @@ impl CertInfo {
 
     /// Why the key is weak, if it is.
     pub fn weak_key(&self) -> Option<String> {
-        match self.key_algorithm.as_str() {
+        match &*self.key_algorithm {
             "RSA" if self.key_bits < 2048 => Some(format!("RSA key of {} bits (at least 2048 needed)", self.key_bits)),
             "EC" if self.key_bits < 256 => Some(format!("EC key of {} bits (at least 256 needed)", self.key_bits)),
             _ => None,
@@ -319,11 +391,9 @@ impl KeyInfo {
         if self.algorithm != cert.key_algorithm {
             return Some(false);
         }
-        if self.algorithm == "RSA" {
-            let modulus = rsa_public_modulus(&cert.public_key)?;
-            return Some(strip_zeros(&modulus) == strip_zeros(public));
-        }
-        Some(*public == cert.public_key)
+        let theirs = cert.key_digest?;
+        let mine = if self.algorithm == "RSA" { Fingerprint::of(strip_zeros(public)) } else { Fingerprint::of(public) };
+        Some(mine == theirs)
     }
 }
 
@@ -465,15 +535,8 @@ fn strip_zeros(b: &[u8]) -> &[u8] {
     &b[i..]
 }
 
-fn hex(bytes: &[u8], sep: &str) -> String {
-    let mut s = String::with_capacity(bytes.len() * (2 + sep.len()));
-    for (i, b) in bytes.iter().enumerate() {
-        if i > 0 {
-            s.push_str(sep);
-        }
-        let _ = write!(s, "{b:02X}");
-    }
-    s
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02X}")).collect()
 }
 
 fn ip_string(b: &[u8]) -> String {
@@ -484,11 +547,11 @@ fn ip_string(b: &[u8]) -> String {
             a.copy_from_slice(b);
             std::net::Ipv6Addr::from(a).to_string()
         }
-        _ => hex(b, ""),
+        _ => hex(b),
     }
 }
 
-fn signature_name(oid: &str) -> String {
+fn signature_name(oid: &str) -> Cow<'static, str> {
     match oid {
         "1.2.840.113549.1.1.5" => "sha1WithRSAEncryption",
         "1.2.840.113549.1.1.4" => "md5WithRSAEncryption",
@@ -501,9 +564,9 @@ fn signature_name(oid: &str) -> String {
         "1.2.840.10045.4.3.3" => "ecdsa-with-SHA384",
         "1.2.840.10045.4.3.4" => "ecdsa-with-SHA512",
         "1.3.101.112" => "Ed25519",
-        other => return other.to_string(),
+        other => return Cow::Owned(other.to_string()),
     }
-    .to_string()
+    .into()
 }
 
 /// Formats Unix seconds as `YYYY-MM-DDTHH:MM:SSZ`.
@@ -678,6 +741,22 @@ mod tests {
             let other = CertInfo::from_der(&parse_pem(&other_cert.pem()).unwrap()[0].der).unwrap();
             assert_eq!(k.matches(&other), Some(false));
         }
+    }
+
+    #[test]
+    fn digests_and_ids_show_as_colon_hex_and_read_back() {
+        let (cert, _) = pki(&rcgen::PKCS_ECDSA_P256_SHA256);
+        let info = CertInfo::from_der(cert.der()).unwrap();
+        let want: Vec<String> = Sha256::digest(cert.der()).iter().map(|b| format!("{b:02X}")).collect();
+        assert_eq!(info.sha256.to_string(), want.join(":"));
+        assert_eq!(format!("{:?}", info.sha256), want.join(":"));
+        assert_eq!(Hex(vec![0x0a, 0xff, 0].into()).to_string(), "0A:FF:00");
+        let json = serde_json::to_string(&info).unwrap();
+        assert!(json.contains(&format!("\"{}\"", want.join(":"))), "{json}");
+        let back: CertInfo = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, info);
+        assert!(serde_json::from_str::<Fingerprint>("\"0A:FF\"").is_err(), "32 bytes or nothing");
+        assert!(serde_json::from_str::<Hex>("\"0A:F\"").is_err());
     }
 
     #[test]

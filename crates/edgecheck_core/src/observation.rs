@@ -187,13 +187,13 @@ impl ServedCert {
             ip_addresses: c.ip_addresses.clone(),
             not_before: c.not_before,
             not_after: c.not_after,
-            key_algorithm: c.key_algorithm.clone(),
+            key_algorithm: c.key_algorithm.to_string(),
             key_bits: c.key_bits,
-            signature_algorithm: c.signature_algorithm.clone(),
+            signature_algorithm: c.signature_algorithm.to_string(),
             is_ca: c.is_ca,
             self_signed: c.self_signed,
             ca_issuers: c.ca_issuers.clone(),
-            sha256: c.sha256.clone(),
+            sha256: c.sha256.to_string(),
             parse_error: None,
         }
     }

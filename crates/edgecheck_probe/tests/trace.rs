@@ -329,7 +329,7 @@ fn stale_certificate_the_secret_was_renewed_but_the_server_serves_the_old_one() 
     assert!(root.related.iter().any(|r| r.kind == "Secret" && r.name == "shop-tls"), "{:?}", root.related);
     // Both fingerprints are in the evidence, and the broken node is the Secret on the path.
     let ev = root.evidence.join("\n");
-    let fp = |p: &Pki| edgecheck_core::cert::CertInfo::from_der(&p.chain[0]).unwrap().sha256;
+    let fp = |p: &Pki| edgecheck_core::cert::CertInfo::from_der(&p.chain[0]).unwrap().sha256.to_string();
     assert!(ev.contains(&fp(&old)) && ev.contains(&fp(&renewed)), "{ev}");
     assert_eq!(t.d.nodes[t.d.breaks_at.unwrap()].object.as_ref().unwrap().kind, "Secret");
 }

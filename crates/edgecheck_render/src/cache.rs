@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 /// The most entries kept; past it, the oldest half is removed.
 const MAX_ENTRIES: usize = 4000;
 /// Bumped when the stored shape changes.
-const FORMAT: u32 = 1;
+const FORMAT: u32 = 2;
 
 /// The cache directory, `None` when there is no home to put it in.
 pub fn default_dir() -> Option<PathBuf> {

@@ -44,7 +44,7 @@ impl TlsServedCertStale {
             for &sid in &s.secrets {
                 let secret = cx.graph.obj(sid);
                 let Some(leaf) = secret.secret.as_deref().and_then(|i| i.leaf()) else { continue };
-                if leaf.sha256.eq_ignore_ascii_case(&served.sha256) {
+                if leaf.sha256.to_string().eq_ignore_ascii_case(&served.sha256) {
                     continue;
                 }
                 let renewed = leaf.not_before > served.not_before;

@@ -101,7 +101,7 @@ fn locate_related(graph: &Graph, findings: &mut [Finding]) {
             }
             let Some(id) = graph.find_kind(&r.group_kind(), r.namespace.as_deref(), &r.name) else { continue };
             let o = graph.obj(id);
-            if let (Some(file), Some(line)) = (&o.source.file, o.line_at("metadata.name").or(o.source.line)) {
+            if let (Some(file), Some(line)) = (o.source.file(), o.line_at("metadata.name").or(o.source.line)) {
                 f.notes.push(edgecheck_core::Note { object: r.clone(), file: file.to_string(), line, label: None });
             }
         }
@@ -344,7 +344,7 @@ impl Analysis {
             listeners.sort_by_key(|(n, _)| order.iter().position(|x| x == n).unwrap_or(usize::MAX));
             f(ObjectEntry {
                 object: o.to_ref(),
-                file: o.source.file.as_deref().map(str::to_string),
+                file: o.source.file().map(str::to_string),
                 build: o.source.build().map(str::to_string),
                 root: None,
                 cluster: None,

@@ -105,7 +105,7 @@ impl<'a> Findings<'a> {
             severity: self.meta.severity,
             object: object.to_ref(),
             related: Vec::new(),
-            file: object.source.file.as_deref().map(str::to_string),
+            file: object.source.file().map(str::to_string),
             line,
             message: String::new(),
             evidence: Vec::new(),
@@ -176,7 +176,7 @@ impl FindingBuilder<'_, '_> {
     pub fn note_at(mut self, object: &Object, path: &str, label: impl Into<String>) -> Self {
         let r = object.to_ref();
         let line = if path.is_empty() { object.source.line } else { object.line_at(path) };
-        if let (Some(file), Some(line)) = (&object.source.file, line.or(object.source.line)) {
+        if let (Some(file), Some(line)) = (object.source.file(), line.or(object.source.line)) {
             self.finding.notes.retain(|n| n.object != r);
             self.finding.notes.push(Note {
                 object: r.clone(),

@@ -253,12 +253,12 @@ fn foreign_sources(objects: &[Object], repos: &[crate::RepoInfo]) -> HashSet<(Op
 /// the checkout its file is in when that is known; else (and for other sources) relative to the nearest
 /// ancestor directory of its file under which the path names loaded manifests.
 fn flux_dir(o: &Object, path: &str, git: bool, known: &HashSet<String>) -> Option<String> {
-    let file = o.source.file.as_deref()?;
+    let file = o.source.file()?;
     // As discovery reads it: `/apps/x`, `./apps/x/` and `apps/x` are one path of the source.
     let path = crate::graph::normalize_rel_path(path);
     let path = path.as_str();
     let mut roots: Vec<String> = Vec::new();
-    let checkout = o.source.repo_path.as_ref().and_then(|(_, rel)| file.strip_suffix(&**rel));
+    let checkout = o.source.repo_path().and_then(|(_, rel)| file.strip_suffix(rel));
     if let (Some(root), true) = (checkout, git) {
         roots.push(root.trim_end_matches('/').to_string());
     }
@@ -299,7 +299,7 @@ pub fn resolve(objects: &[Object], builds: &[Build], repos: &[crate::RepoInfo]) 
     let foreign = foreign_sources(objects, repos);
     let mut k = Kustomizations::new(builds);
     for (o, r) in objects.iter().zip(out.iter_mut()) {
-        let Some(file) = o.source.file.as_deref() else { continue };
+        let Some(file) = o.source.file() else { continue };
         if let Some(owners) = k.file_owners.get(file).cloned() {
             let mut tops = BTreeSet::new();
             let mut up = Up::None;
@@ -322,7 +322,7 @@ pub fn resolve(objects: &[Object], builds: &[Build], repos: &[crate::RepoInfo]) 
     }
     // Flux: every directory manifests were loaded from, and their ancestors, as candidates for paths.
     let mut known: HashSet<String> = HashSet::new();
-    for f in objects.iter().filter_map(|o| o.source.file.as_deref()) {
+    for f in objects.iter().filter_map(|o| o.source.file()) {
         let mut d = parent_dir(f);
         while known.insert(d.to_string()) && !d.is_empty() && d != "/" {
             d = parent_dir(d);
@@ -386,7 +386,7 @@ pub fn resolve(objects: &[Object], builds: &[Build], repos: &[crate::RepoInfo]) 
     }
     let mut hits: Vec<usize> = Vec::new();
     for (o, r) in objects.iter().zip(out.iter_mut()) {
-        let Some(file) = o.source.file.as_deref() else { continue };
+        let Some(file) = o.source.file() else { continue };
         let fdir = parent_dir(file);
         hits.clear();
         hits.extend(by_file.get(file).into_iter().flatten());

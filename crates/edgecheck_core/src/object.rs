@@ -288,18 +288,15 @@ impl LineTable {
 /// Where an object came from.
 #[derive(Debug, Clone, Default)]
 pub struct Source {
-    /// The file, relative to the path named on the command line where possible; `-` for stdin. Shared by
-    /// the objects of one file.
-    pub file: Option<Arc<str>>,
+    /// The file and its place in a checkout ([`Source::file`], [`Source::repo_path`]): one shared box for
+    /// the objects of a file, absent for an object from no file (#17: two fields of 40 bytes an object).
+    at: Option<FileRef>,
     /// 1-based line of the object's start (its document, or its item in a List).
     pub line: Option<u32>,
     /// Lines of the fields of the object's document.
     pub lines: Option<LineTable>,
     /// The hashed path of the object inside its document (the root, or `items[i]`).
     pub root: u64,
-    /// The linted checkout the file belongs to (index into the inventory's repos) and the file's
-    /// path relative to its root.
-    pub repo_path: Option<(usize, Arc<str>)>,
     /// The file sits in an example, test, archive or vendored directory below the linted root
     /// ([`crate::placement::EXAMPLE_DIRS`]). The loader sets it; [`crate::Graph::build`] clears it when a
     /// build names the file. An object still marked is not what a cluster runs: it is kept (and counted)
@@ -314,6 +311,40 @@ pub struct Source {
     origin: Option<Box<Origin>>,
 }
 
+/// A file objects were read from, and where it sits in a linted checkout: shared by the objects of the file
+/// (cloning it is a reference count).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileRef(Arc<FileAt>);
+
+#[derive(Debug, PartialEq, Eq)]
+struct FileAt {
+    file: Option<Box<str>>,
+    repo_path: Option<(usize, Box<str>)>,
+}
+
+impl FileRef {
+    /// The file `name` (relative to the path named on the command line where possible; `-` for stdin), not
+    /// placed in a checkout.
+    pub fn new(name: &str) -> FileRef {
+        FileRef(Arc::new(FileAt { file: Some(name.into()), repo_path: None }))
+    }
+
+    /// The same file placed at `repo_path` (see [`Source::repo_path`]).
+    pub fn placed(&self, repo_path: Option<(usize, &str)>) -> FileRef {
+        FileRef(Arc::new(FileAt { file: self.0.file.clone(), repo_path: repo_path.map(|(r, p)| (r, p.into())) }))
+    }
+
+    /// The file's name (`""` for a place with no file).
+    pub fn name(&self) -> &str {
+        self.0.file.as_deref().unwrap_or("")
+    }
+
+    /// Whether `self` and `other` are one shared file (not only equal).
+    pub fn same(&self, other: &FileRef) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
+}
+
 /// Where an object that is not read as it is in its file comes from.
 #[derive(Debug, Clone, Default)]
 struct Origin {
@@ -322,6 +353,42 @@ struct Origin {
 }
 
 impl Source {
+    /// The file, relative to the path named on the command line where possible; `-` for stdin.
+    pub fn file(&self) -> Option<&str> {
+        self.at.as_ref()?.0.file.as_deref()
+    }
+
+    /// The linted checkout the file belongs to (index into the inventory's repos) and the file's path
+    /// relative to its root.
+    pub fn repo_path(&self) -> Option<(usize, &str)> {
+        self.at.as_ref()?.0.repo_path.as_ref().map(|(r, p)| (*r, &**p))
+    }
+
+    /// The shared file (to give the other objects of the file).
+    pub fn file_ref(&self) -> Option<&FileRef> {
+        self.at.as_ref()
+    }
+
+    /// Sets the shared file.
+    pub fn set_file_ref(&mut self, at: Option<FileRef>) {
+        self.at = at;
+    }
+
+    /// Sets the file (its place in a checkout kept).
+    pub fn set_file(&mut self, file: Option<&str>) {
+        let repo_path = self.at.as_ref().and_then(|a| a.0.repo_path.clone());
+        self.at = (file.is_some() || repo_path.is_some())
+            .then(|| FileRef(Arc::new(FileAt { file: file.map(Into::into), repo_path })));
+    }
+
+    /// Sets the place in a checkout (the file kept). Objects of one file share a place:
+    /// [`FileRef::placed`] gives it once.
+    pub fn set_repo_path(&mut self, repo_path: Option<(usize, &str)>) {
+        let file = self.at.as_ref().and_then(|a| a.0.file.clone());
+        self.at = (file.is_some() || repo_path.is_some())
+            .then(|| FileRef(Arc::new(FileAt { file, repo_path: repo_path.map(|(r, p)| (r, p.into())) })));
+    }
+
     /// For objects read from a cluster: the cluster or context name.
     pub fn cluster(&self) -> Option<&str> {
         self.origin.as_ref()?.cluster.as_deref()
@@ -524,6 +591,27 @@ mod tests {
             let back = LineTable::from_entries(t.entries());
             assert!(first.iter().all(|(k, l)| back.get(*k) == Some(*l)), "round {round} read back");
         }
+    }
+
+    #[test]
+    fn a_source_sets_its_file_and_its_place_apart() {
+        let mut s = Source::default();
+        assert_eq!((s.file(), s.repo_path()), (None, None));
+        s.set_repo_path(Some((2, "apps/a.yaml")));
+        assert_eq!((s.file(), s.repo_path()), (None, Some((2, "apps/a.yaml"))));
+        s.set_file(Some("./apps/a.yaml"));
+        assert_eq!((s.file(), s.repo_path()), (Some("./apps/a.yaml"), Some((2, "apps/a.yaml"))));
+        s.set_repo_path(None);
+        assert_eq!((s.file(), s.repo_path()), (Some("./apps/a.yaml"), None));
+        s.set_file(None);
+        assert!(s.file_ref().is_none(), "nothing left to hold");
+        // A placed file is a new shared file: the objects given it agree, the unplaced one is unchanged.
+        let at = FileRef::new("x.yaml");
+        let placed = at.placed(Some((0, "dir/x.yaml")));
+        assert!(!placed.same(&at) && placed.same(&placed.clone()));
+        s.set_file_ref(Some(placed.clone()));
+        assert_eq!((s.file(), s.repo_path()), (Some("x.yaml"), Some((0, "dir/x.yaml"))));
+        assert_eq!(at.name(), "x.yaml");
     }
 
     #[test]

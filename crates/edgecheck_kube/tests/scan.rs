@@ -85,7 +85,7 @@ fn scan_finds_what_lint_finds_on_the_dump() {
     assert_eq!(s.default_namespace, "shop");
     assert_eq!(s.inventory.objects.len(), 10);
     assert!(s.inventory.unchecked.is_empty(), "{:?}", s.inventory.unchecked);
-    assert!(s.inventory.objects.iter().all(|o| o.source.cluster() == Some("test-ctx") && o.source.file.is_none()));
+    assert!(s.inventory.objects.iter().all(|o| o.source.cluster() == Some("test-ctx") && o.source.file().is_none()));
     // Secret values are never kept.
     let secret = s.inventory.objects.iter().find(|o| o.kind.kind == "Secret").expect("the Secret");
     assert_eq!(secret.value.to_value()["data"]["cert.pem"], edgecheck_core::Value::Null);

@@ -8,7 +8,6 @@ mod repo;
 pub mod yaml;
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use edgecheck_core::{Inventory, LineTable, LoadProblem, LoadProblemKind};
 use rayon::prelude::*;
@@ -189,7 +188,7 @@ pub fn load_paths(paths: &[PathBuf], options: &LoadOptions) -> (Inventory, Vec<L
         inv.builds.iter().flat_map(|b| b.patches.iter().map(String::as_str)).collect();
     if !patches.is_empty() {
         let before = inv.objects.len();
-        inv.objects.retain(|o| !o.source.file.as_deref().is_some_and(|f| patches.contains(f)));
+        inv.objects.retain(|o| !o.source.file().is_some_and(|f| patches.contains(f)));
         inv.skipped_documents += before - inv.objects.len();
     }
     repo::attach(&mut inv, checkouts);
@@ -300,7 +299,7 @@ fn parse_text(file: &str, text: &str, json: bool) -> FileResult {
     // One object per document but for Lists: each file's vector is the right size (all of them are alive
     // until the inventory is assembled).
     r.objects.reserve_exact(docs.len());
-    let shared: Arc<str> = Arc::from(file);
+    let shared = edgecheck_core::FileRef::new(file);
     for d in docs {
         match d {
             Ok(doc) => {

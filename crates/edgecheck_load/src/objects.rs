@@ -7,7 +7,7 @@ use edgecheck_core::inventory::Build;
 use edgecheck_core::kind::ObjKind;
 use edgecheck_core::secret::SecretInfo;
 use edgecheck_core::{Doc, Value};
-use edgecheck_core::{Kind, LineTable, LoadProblem, LoadProblemKind, Object, ObjectRef, Source};
+use edgecheck_core::{FileRef, Kind, LineTable, LoadProblem, LoadProblemKind, Object, ObjectRef, Source};
 
 use crate::problem;
 
@@ -24,7 +24,7 @@ pub struct Skipped {
 /// Turns one parsed document into objects (several for a `List`), appending to `out`.
 #[expect(clippy::too_many_arguments, reason = "one call site; the sinks are the loader's accumulators")]
 pub fn objects_from_document(
-    file: &Arc<str>,
+    at: &FileRef,
     line: u32,
     mut value: Value,
     lines: &LineTable,
@@ -33,6 +33,7 @@ pub fn objects_from_document(
     skipped: &mut Skipped,
     builds: &mut Vec<Build>,
 ) {
+    let file = at.name();
     let kind = value.get("kind").and_then(Value::as_str);
     if value.get("apiVersion").and_then(Value::as_str).is_none() || kind.is_none() {
         // kustomize reads its file without apiVersion/kind too.
@@ -51,16 +52,16 @@ pub fn objects_from_document(
         for (i, item) in items.into_vec().into_iter().enumerate() {
             let root = LineTable::index(items_path, i);
             let item_line = lines.get(root).unwrap_or(line);
-            one(file, item_line, root, item, lines, out, problems, skipped, builds);
+            one(at, item_line, root, item, lines, out, problems, skipped, builds);
         }
         return;
     }
-    one(file, line, LineTable::ROOT, value, lines, out, problems, skipped, builds);
+    one(at, line, LineTable::ROOT, value, lines, out, problems, skipped, builds);
 }
 
 #[expect(clippy::too_many_arguments, reason = "internal helper mirroring objects_from_document")]
 fn one(
-    file: &Arc<str>,
+    at: &FileRef,
     line: u32,
     root: u64,
     mut value: Value,
@@ -70,6 +71,7 @@ fn one(
     skipped: &mut Skipped,
     builds: &mut Vec<Build>,
 ) {
+    let file = at.name();
     let (Some(api_version), Some(kind)) =
         (value.get("apiVersion").and_then(Value::as_str), value.get("kind").and_then(Value::as_str))
     else {
@@ -127,7 +129,7 @@ fn one(
         }
     };
     let mut source = Source::default();
-    source.file = Some(file.clone());
+    source.set_file_ref(Some(at.clone()));
     source.line = Some(line);
     source.lines = Some(lines.clone());
     source.root = root;
@@ -284,7 +286,7 @@ const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// Reads a Secret's data into a [`SecretInfo`] and removes every value from the object.
 fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProblem>) -> SecretInfo {
-    let file = obj.source.file.as_deref().unwrap_or("-");
+    let file = obj.source.file().unwrap_or("-");
     let encrypted = value.get("sops").is_some();
     let secret_type = value.get("type").and_then(Value::as_str).unwrap_or("").to_string();
     // `obj.value` is not filled in yet: read the label from `value`.

@@ -29,17 +29,31 @@ pub fn attach(inv: &mut Inventory, found: Checkouts) {
     if repos.is_empty() {
         return;
     }
+    // The objects of a file are side by side and share it: placed once, the place shared.
+    let mut last: Option<(edgecheck_core::FileRef, edgecheck_core::FileRef)> = None;
     for o in &mut inv.objects {
-        let Some(f) = o.source.file.as_deref() else {
+        let Some(at) = o.source.file_ref().cloned() else {
             continue;
         };
-        if let Some(p) = placed.get(f) {
-            o.source.repo_path.clone_from(p);
+        if let Some((_, new)) = last.as_ref().filter(|(old, _)| old.same(&at)) {
+            o.source.set_file_ref(Some(new.clone()));
             continue;
         }
-        let p = place(Path::new(f), &repos, &mut dirs);
-        o.source.repo_path.clone_from(&p);
-        placed.insert(f.to_string(), p);
+        let f = at.name();
+        let p = match placed.get(f) {
+            Some(p) => p.clone(),
+            None => {
+                let p = place(Path::new(f), &repos, &mut dirs);
+                placed.insert(f.to_string(), p.clone());
+                p
+            }
+        };
+        let new = match &p {
+            Some((r, rel)) => at.placed(Some((*r, rel))),
+            None => at.clone(),
+        };
+        o.source.set_file_ref(Some(new.clone()));
+        last = Some((at, new));
     }
     inv.repos = repos;
 }

@@ -51,7 +51,7 @@ pub struct Stored {
     line: Option<u32>,
     root: u64,
     lines: Vec<(u64, u32)>,
-    repo_path: Option<(usize, Arc<str>)>,
+    repo_path: Option<(usize, String)>,
     build: Option<String>,
     secret: Option<SecretInfo>,
 }
@@ -64,11 +64,11 @@ impl Stored {
             namespace: o.namespace.clone(),
             name: o.name.clone(),
             value: o.value.clone(),
-            file: o.source.file.as_deref().map(str::to_string),
+            file: o.source.file().map(str::to_string),
             line: o.source.line,
             root: o.source.root,
             lines: o.source.lines.as_ref().map(|l| l.entries()).unwrap_or_default(),
-            repo_path: o.source.repo_path.clone(),
+            repo_path: o.source.repo_path().map(|(r, p)| (r, p.to_string())),
             build: o.source.build().map(str::to_string),
             secret: o.secret.as_deref().cloned(),
         }
@@ -76,11 +76,11 @@ impl Stored {
 
     fn into_object(self) -> Object {
         let mut source = Source::default();
-        source.file = self.file.map(std::sync::Arc::from);
+        source.set_file(self.file.as_deref());
+        source.set_repo_path(self.repo_path.as_ref().map(|(r, p)| (*r, p.as_str())));
         source.line = self.line;
         source.lines = Some(LineTable::from_entries(self.lines));
         source.root = self.root;
-        source.repo_path = self.repo_path;
         source.set_build(self.build.map(Arc::from));
         Object {
             kind: ObjKind::new(&self.api_version, Kind::from_api_version(&self.api_version, &self.kind)),

@@ -25,7 +25,7 @@ impl Trees {
             if o.kind.group != "kustomize.toolkit.fluxcd.io" || o.kind.kind != "Kustomization" {
                 continue;
             }
-            let (Some(file), Some((_, rel))) = (o.source.file.as_deref(), &o.source.repo_path) else { continue };
+            let (Some(file), Some((_, rel))) = (o.source.file(), o.source.repo_path()) else { continue };
             // Only a Kustomization that applies this checkout (a GitRepository source), not Flux's own
             // manifests from an OCIRepository.
             if o.value.pointer("/spec/sourceRef/kind").and_then(ValueRef::as_str).is_some_and(|k| k != "GitRepository")
@@ -35,7 +35,7 @@ impl Trees {
             let Some(path) = o.value.pointer("/spec/path").and_then(ValueRef::as_str) else { continue };
             let path = edgecheck_core::graph::normalize_rel_path(path);
             // The directory as files are spelled: the file's prefix before its repository path, then the path.
-            let prefix = file.strip_suffix(&**rel).unwrap_or("").trim_end_matches('/');
+            let prefix = file.strip_suffix(rel).unwrap_or("").trim_end_matches('/');
             let dir = join_path(prefix, &path);
             let own = edgecheck_core::graph::under_dir(rel, &path);
             all.push((file.to_string(), dir, own));
@@ -108,7 +108,7 @@ mod tests {
             "apiVersion: kustomize.toolkit.fluxcd.io/v1\nkind: Kustomization\nmetadata: {{name: flux-system, namespace: flux-system}}\nspec: {{path: {path}}}\n"
         );
         let mut o = edgecheck_load::load_text(file, &text).objects.remove(0);
-        o.source.repo_path = Some((0, rel.into()));
+        o.source.set_repo_path(Some((0, rel)));
         o
     }
 

@@ -237,9 +237,9 @@ impl<'a> World<'a> {
                 return Some(built[0]);
             }
         }
-        let mine = o.source.file.as_deref().and_then(|f| self.trees.of(f));
+        let mine = o.source.file().and_then(|f| self.trees.of(f));
         let same: Vec<&Object> =
-            all.into_iter().filter(|c| c.source.file.as_deref().and_then(|f| self.trees.of(f)) == mine).collect();
+            all.into_iter().filter(|c| c.source.file().and_then(|f| self.trees.of(f)) == mine).collect();
         (same.len() == 1 || (!same.is_empty() && agree(&same))).then(|| same[0])
     }
 
@@ -335,7 +335,7 @@ pub fn controllers(world: &World<'_>) -> Vec<Spec> {
         .filter_map(|o| {
             // A cluster's (or a dump's) controller objects are already applied: their output is in the
             // inventory.
-            if o.is_live() || o.source.file.is_none() {
+            if o.is_live() || o.source.file().is_none() {
                 return None;
             }
             // A controller object in an example or archive directory that no build applies declares nothing.
@@ -539,7 +539,7 @@ fn base_spec(o: &Object) -> Spec {
     Spec {
         name: label(o),
         origin: Some(o.to_ref()),
-        file: o.source.file.as_deref().map(str::to_string),
+        file: o.source.file().map(str::to_string),
         line: o.source.line,
         cluster: None,
         namespace: None,
@@ -750,9 +750,7 @@ fn flux_source(world: &World<'_>, o: &Object, source_ref: Option<&Value>) -> Res
                 Some(r) => Ok(Some(r)),
                 // A checkout without remotes (a snapshot) may still be this one: resolved by the
                 // object's own checkout below when that is the only one.
-                None if world.repos.iter().all(|r| r.remotes.is_empty()) => {
-                    Ok(o.source.repo_path.as_ref().map(|(r, _)| *r))
-                }
+                None if world.repos.iter().all(|r| r.remotes.is_empty()) => Ok(o.source.repo_path().map(|(r, _)| r)),
                 None => Err(Refused {
                     what: format!("GitRepository {name}"),
                     why: NotRendered::Other(format!(
@@ -761,16 +759,16 @@ fn flux_source(world: &World<'_>, o: &Object, source_ref: Option<&Value>) -> Res
                     )),
                 }),
             },
-            None => Ok(o.source.repo_path.as_ref().map(|(r, _)| *r)),
+            None => Ok(o.source.repo_path().map(|(r, _)| r)),
         },
-        None => Ok(o.source.repo_path.as_ref().map(|(r, _)| *r)),
+        None => Ok(o.source.repo_path().map(|(r, _)| r)),
     }
 }
 
 /// Where a repository-relative path is when the checkout is not known: below the nearest ancestor of the
 /// object's file where that path is a directory.
 fn near(o: &Object, rel: &str) -> Option<String> {
-    let file = o.source.file.as_deref()?;
+    let file = o.source.file()?;
     let mut d = file.rsplit_once('/').map_or("", |(d, _)| d);
     loop {
         let c = join_path(d, &normalize_rel_path(rel));

@@ -162,8 +162,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let mut files: Vec<Object> = std::mem::take(&mut inv.objects);
     let trees = clusters::Trees::find(&files);
     let prefixes = prefixes(&files, &inv);
-    let object_files: HashSet<String> =
-        files.iter().filter_map(|o| o.source.file.as_deref().map(str::to_string)).collect();
+    let object_files: HashSet<String> = files.iter().filter_map(|o| o.source.file().map(str::to_string)).collect();
     let index = FileIndex::new(&files);
     let kustomizations: HashMap<&str, &Build> =
         inv.builds.iter().filter(|b| !b.flux).map(|b| (b.dir.as_str(), b)).collect();
@@ -197,7 +196,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
         let found = {
             let mut objects = current(&files, &specs, &outcomes);
             let unlisted = unlisted_flux_files(&ctx, &specs, &outcomes, &objects);
-            objects.retain(|o| !(is_flux_build(o) && o.source.file.as_deref().is_some_and(|f| unlisted.contains(f))));
+            objects.retain(|o| !(is_flux_build(o) && o.source.file().is_some_and(|f| unlisted.contains(f))));
             let objects = discover::inputs(objects);
             // The same inputs find the same builds: what the renders added or replaced is nothing discovery
             // reads (2,500 Applications of plain directories were discovered a second time only to agree).
@@ -275,7 +274,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             }
         }
         specs = mine;
-        files.retain(|o| o.source.file.as_deref().and_then(|f| trees.of(f)).is_none_or(|x| x == c));
+        files.retain(|o| o.source.file().and_then(|f| trees.of(f)).is_none_or(|x| x == c));
     }
     // The inventory: what the builds rendered, then the files they do not replace.
     let mut replaced: HashSet<&str> = HashSet::new();
@@ -332,7 +331,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let controller_dirs: HashSet<String> = files
         .iter()
         .filter(|o| is_controller_input(o))
-        .filter_map(|o| o.source.file.as_deref())
+        .filter_map(|o| o.source.file())
         .map(|f| f.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_string()))
         .collect();
     // Per directory: how many objects no build applies, and in which files.
@@ -342,7 +341,7 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
     let in_failed: DirSet = in_failed.into_iter().collect();
     // Filtered in place: a second vector of every object would double the largest allocation of a lint.
     files.retain_mut(|o| {
-        let f = o.source.file.as_deref().unwrap_or("");
+        let f = o.source.file().unwrap_or("");
         if replaced.contains(f) || unfilled.contains(f) {
             return false;
         }
@@ -485,10 +484,10 @@ fn part_dir(h: &How) -> Option<&str> {
 fn prefixes(files: &[Object], inv: &Inventory) -> Vec<Option<String>> {
     let mut out = vec![None; inv.repos.len()];
     for o in files {
-        let (Some(f), Some((r, rel))) = (o.source.file.as_deref(), &o.source.repo_path) else { continue };
-        if out[*r].is_none() {
-            if let Some(p) = f.strip_suffix(&**rel) {
-                out[*r] = Some(p.trim_end_matches('/').to_string());
+        let (Some(f), Some((r, rel))) = (o.source.file(), o.source.repo_path()) else { continue };
+        if out[r].is_none() {
+            if let Some(p) = f.strip_suffix(rel) {
+                out[r] = Some(p.trim_end_matches('/').to_string());
             }
         }
     }
@@ -515,7 +514,7 @@ fn current<'a>(files: &'a [Object], specs: &[Spec], outcomes: &'a HashMap<String
             out.extend(o.objects());
         }
     }
-    out.extend(files.iter().filter(|o| !o.source.file.as_deref().is_some_and(|f| replaced.contains(f))));
+    out.extend(files.iter().filter(|o| !o.source.file().is_some_and(|f| replaced.contains(f))));
     out
 }
 
@@ -560,7 +559,7 @@ fn unlisted_flux_files(
     let mut out = HashSet::new();
     let mut listed: HashMap<&str, HashSet<String>> = HashMap::new();
     for o in objects.iter().filter(|o| is_flux_build(o)) {
-        let Some(file) = o.source.file.as_deref() else { continue };
+        let Some(file) = o.source.file() else { continue };
         // The nearest directory above the file that has a kustomization.
         let mut dir = file.rsplit_once('/').map_or("", |(d, _)| d);
         let nearest = loop {
@@ -776,7 +775,7 @@ impl FileIndex {
     fn new(objects: &[Object]) -> FileIndex {
         let mut by_file: std::collections::BTreeMap<&str, Vec<usize>> = std::collections::BTreeMap::new();
         for (i, o) in objects.iter().enumerate() {
-            if let Some(f) = o.source.file.as_deref() {
+            if let Some(f) = o.source.file() {
                 by_file.entry(f).or_default().push(i);
             }
         }

@@ -86,11 +86,10 @@ pub fn kustomize(text: &str, label_file: &str, build: &str, sources: &[&Object])
         // Only a Namespace: a generated ConfigMap or Secret must not be shown at an unrelated one.
         let only = || (same_kind.len() == 1 && o.kind.kind == "Namespace").then(|| same_kind[0]);
         if let Some(s) = exact.or_else(partial).or_else(only) {
-            o.source.file = s.source.file.clone();
+            o.source.set_file_ref(s.source.file_ref().cloned());
             o.source.line = s.source.line;
             o.source.lines = s.source.lines.clone();
             o.source.root = s.source.root;
-            o.source.repo_path = s.source.repo_path.clone();
         }
     }
     out
@@ -146,7 +145,7 @@ fn split_documents(text: &str) -> Vec<String> {
 
 /// Parses `text` as documents of `file` and appends the objects (lines moved through `map` when given).
 fn read(text: &str, file: &str, build: &str, map: Option<&[u32]>, out: &mut Parsed) {
-    let shared: Arc<str> = Arc::from(file);
+    let shared = edgecheck_core::FileRef::new(file);
     let build: Arc<str> = Arc::from(build);
     let remap = |l: u32| -> u32 { map.and_then(|m| m.get(l as usize - 1).copied()).unwrap_or(l) };
     for d in edgecheck_load::yaml::parse_documents(text) {

@@ -48,8 +48,8 @@ impl CheckoutAssumed {
             let Some((obj, field, src)) = apps.first() else { continue };
             // The directory as the user spelled it: the Application's file less its path in the directory.
             let root = repos[ri].root.display().to_string();
-            let dir = match (&obj.source.file, &obj.source.repo_path) {
-                (Some(file), Some((_, rel))) => file.strip_suffix(&**rel).map(|d| d.trim_end_matches('/')),
+            let dir = match (obj.source.file(), obj.source.repo_path()) {
+                (Some(file), Some((_, rel))) => file.strip_suffix(rel).map(|d| d.trim_end_matches('/')),
                 _ => None,
             };
             let dir = match dir {

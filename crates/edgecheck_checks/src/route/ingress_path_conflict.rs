@@ -73,7 +73,7 @@ impl IngressPathConflict {
                                 .evidence(format!(
                                     "{} at {}:{}",
                                     f.to_ref(),
-                                    f.source.file.as_deref().unwrap_or("-"),
+                                    f.source.file().unwrap_or("-"),
                                     f.source.line.unwrap_or(0)
                                 ))
                                 .related(f.to_ref())

@@ -85,11 +85,7 @@ impl SecretValueShapeInvalid {
                             namespace: s.namespace.as_deref().map(str::to_string).or_else(|| e.namespace.clone()),
                             name: s.name.to_string(),
                         });
-                    out.about(
-                        subj.unwrap_or_else(|| e.to_ref()),
-                        e.source.file.as_deref().map(str::to_string),
-                        e.source.line,
-                    )
+                    out.about(subj.unwrap_or_else(|| e.to_ref()), e.source.file().map(str::to_string), e.source.line)
                 }
                 (None, None) => continue,
             };

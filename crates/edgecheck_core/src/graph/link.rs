@@ -603,7 +603,7 @@ impl Graph {
             .objects
             .iter()
             .enumerate()
-            .filter_map(|(i, o)| o.source.repo_path.as_ref().map(|(r, p)| (*r, &**p, ObjId(i))))
+            .filter_map(|(i, o)| o.source.repo_path().map(|(r, p)| (r, p, ObjId(i))))
             .collect();
         files.sort_unstable();
         let mut new_edges = Vec::new();
@@ -620,7 +620,7 @@ impl Graph {
             let Some(b) = o.source.build() else { continue };
             let label = b.split(" (").next().unwrap_or(b);
             if let Some(&app) = by_build.get(label) {
-                if app != ObjId(i) && o.source.repo_path.is_none() {
+                if app != ObjId(i) && o.source.repo_path().is_none() {
                     new_edges.push(Edge::new(app, EdgeKind::Manages, Target::Found(ObjId(i)), "spec.source"));
                 }
             }

@@ -300,7 +300,7 @@ impl Graph {
         } = inventory;
         // Status is trusted per object (docs/design.md "Live status"): only what the API server wrote.
         if !options.trust_file_status {
-            for o in objects.iter_mut().filter(|o| o.source.file.is_some() && !o.is_live()) {
+            for o in objects.iter_mut().filter(|o| o.source.file().is_some() && !o.is_live()) {
                 if o.value.get("status").is_some() {
                     let mut v = o.value.to_value();
                     if let Some(m) = v.as_object_mut() {
@@ -352,9 +352,8 @@ impl Graph {
                 b.applied
                     || o.source.build().is_some()
                     || o.source
-                        .repo_path
-                        .as_ref()
-                        .is_some_and(|(repo, path)| repo::deepest_app(&apps_by_dir, *repo, path).is_some())
+                        .repo_path()
+                        .is_some_and(|(repo, path)| repo::deepest_app(&apps_by_dir, repo, path).is_some())
             })
             .collect();
         let unlisted: Vec<bool> = from_builds.iter().map(|b| b.unlisted).collect();
@@ -362,7 +361,7 @@ impl Graph {
         for (o, a) in objects.iter_mut().zip(&applied) {
             if o.source.example && *a {
                 o.source.example = false;
-                applied_files.extend(o.source.file.as_deref().map(str::to_string));
+                applied_files.extend(o.source.file().map(str::to_string));
             }
         }
         let problems: Vec<LoadProblem> =
@@ -399,8 +398,8 @@ impl Graph {
             if o.namespace.is_some() {
                 continue;
             }
-            let rp = o.source.repo_path.as_ref();
-            let from_app = rp.and_then(|(repo, path)| repo::deepest_app(&apps_by_dir, *repo, path)?.namespace.clone());
+            let rp = o.source.repo_path();
+            let from_app = rp.and_then(|(repo, path)| repo::deepest_app(&apps_by_dir, repo, path)?.namespace.clone());
             o.namespace = Some(b.dir_default.or(from_app).unwrap_or_else(|| options.default_namespace.clone()));
         }
 
@@ -643,7 +642,7 @@ impl Graph {
                         // Every trailing run of segments of every directory manifests came from.
                         let dirs = loaded_dirs.get_or_insert_with(|| {
                             let mut set = std::collections::HashSet::new();
-                            for f in self.objects.iter().filter_map(|o| o.source.file.as_deref()) {
+                            for f in self.objects.iter().filter_map(|o| o.source.file()) {
                                 let d = f.rsplit_once('/').map_or("", |(d, _)| d);
                                 if !set.insert(d) {
                                     continue;

@@ -28,7 +28,7 @@ impl Graph {
             _ => return false,
         }
         fn dir(o: &Object) -> Option<&str> {
-            o.source.file.as_deref().map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
+            o.source.file().map(|f| f.rsplit_once('/').map_or("", |(d, _)| d))
         }
         if sibling_clusters(dir(oa).unwrap_or(""), dir(ob).unwrap_or("")) {
             return false;
@@ -38,8 +38,13 @@ impl Graph {
         }
         // Builds: kustomizations and Flux Kustomizations, then Argo CD Applications' paths.
         let apps_of = |o: &Object| -> Vec<usize> {
-            let Some((repo, path)) = &o.source.repo_path else { return Vec::new() };
-            self.app_dirs.iter().enumerate().filter(|(_, (r, d))| r == repo && under(path, d)).map(|(i, _)| i).collect()
+            let Some((repo, path)) = o.source.repo_path() else { return Vec::new() };
+            self.app_dirs
+                .iter()
+                .enumerate()
+                .filter(|(_, (r, d))| *r == repo && under(path, d))
+                .map(|(i, _)| i)
+                .collect()
         };
         let (ka, kb) = (&self.build_tops[a.0], &self.build_tops[b.0]);
         let (aa, ab) = (apps_of(oa), apps_of(ob));

@@ -237,7 +237,8 @@ pub struct Graph {
     /// An ApplicationSet edgecheck could not expand makes objects it does not see in namespaces it cannot
     /// know ([`Graph::unexpanded_sets`]): every namespace is filled unseen.
     unseen_anywhere: bool,
-    build_tops: Vec<Vec<usize>>,
+    /// The outermost builds that include each object (see `namespaces::Resolved::tops`).
+    build_tops: Adjacency,
     unlisted: Vec<bool>,
     app_dirs: Vec<(usize, String)>,
 }
@@ -339,8 +340,15 @@ impl Graph {
         // destination of the Application whose path holds the file, else the default.
         let namespace_explicit: Vec<bool> = objects.iter().map(|o| o.namespace.is_some()).collect();
         let apps = application_dirs(&objects, &views, &repos);
-        let mut from_builds = crate::namespaces::resolve(&objects, &builds, &repos);
-        let build_tops: Vec<Vec<usize>> = from_builds.iter_mut().map(|b| std::mem::take(&mut b.tops)).collect();
+        let from_builds = crate::namespaces::resolve(&objects, &builds, &repos);
+        // Most objects are in no build or one: a vector each was 24 bytes an object (#17).
+        let pairs: Vec<(u32, u32)> = from_builds
+            .iter()
+            .enumerate()
+            .flat_map(|(i, b)| b.tops.iter().map(move |&t| (i as u32, t as u32)))
+            .collect();
+        let build_tops = Adjacency::build(objects.len(), &pairs);
+        drop(pairs);
         let app_dirs: Vec<(usize, String)> = apps.iter().map(|a| (a.repo, a.dir.clone())).collect();
         let apps_by_dir = repo::apps_by_dir(&apps);
         // What a build applies: a kustomization or Flux Kustomization outside example directories, or an

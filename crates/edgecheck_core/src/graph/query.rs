@@ -46,7 +46,7 @@ impl Graph {
                 .map(|(i, _)| i)
                 .collect()
         };
-        let (ka, kb) = (&self.build_tops[a.0], &self.build_tops[b.0]);
+        let (ka, kb) = (self.build_tops.of(a.0), self.build_tops.of(b.0));
         let (aa, ab) = (apps_of(oa), apps_of(ob));
         ka.iter().any(|t| kb.contains(t)) || aa.iter().any(|t| ab.contains(t))
     }

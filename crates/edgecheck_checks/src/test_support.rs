@@ -70,10 +70,10 @@ fn apply_repo_header(inv: &mut edgecheck_core::Inventory, text: &str) {
         remotes: url.map(str::to_string).into_iter().collect(),
         ..Default::default()
     };
-    let add_dir = |dirs: &mut std::collections::BTreeSet<String>, d: &str| {
+    let add_dir = |dirs: &mut edgecheck_core::pathset::PathSet, d: &str| {
         let mut cur = d.trim_matches('/');
         while !cur.is_empty() {
-            dirs.insert(cur.to_string());
+            dirs.insert(cur);
             cur = cur.rsplit_once('/').map_or("", |(p, _)| p);
         }
     };
@@ -90,7 +90,7 @@ fn apply_repo_header(inv: &mut edgecheck_core::Inventory, text: &str) {
             if let Some((dir, _)) = p.rsplit_once('/') {
                 add_dir(&mut repo.dirs, dir);
             }
-            repo.files.insert(p.clone());
+            repo.files.insert(&p);
             marks.push((u32::try_from(i + 1).unwrap_or(u32::MAX), p));
         }
     }

@@ -58,9 +58,9 @@ pub struct RepoInfo {
     /// URLs of the checkout's remotes.
     pub remotes: Vec<String>,
     /// Every directory of the working tree, relative to its root, `/`-separated, no leading `./`.
-    pub dirs: std::collections::BTreeSet<String>,
+    pub dirs: crate::pathset::PathSet,
     /// Every file of the working tree, relative to its root.
-    pub files: std::collections::BTreeSet<String>,
+    pub files: crate::pathset::PathSet,
     /// Not a git checkout, and no `repo-urls` names it: the linted directory stands in for the repository
     /// of every Argo CD source whose path it has (docs/design.md, "The repository an Application points
     /// at"). `remotes` is empty.

@@ -21,6 +21,7 @@ pub mod layer;
 pub mod namespaces;
 pub mod object;
 pub mod observation;
+pub mod pathset;
 pub mod placeholder;
 pub mod placement;
 pub mod reasons;

@@ -1,7 +1,7 @@
 //! Git checkouts the linted files belong to: root, remotes, and the tree's directories, so that an
 //! Argo CD Application's `repoURL`/`path` can be resolved inside the linted checkout.
 
-use std::collections::BTreeSet;
+use edgecheck_core::pathset::PathSet;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -221,10 +221,9 @@ fn remotes_of(root: &Path, limit: u64, problems: &mut Vec<LoadProblem>) -> Vec<S
 
 /// Directories and files of a working tree, relative to its root (`.git` and other dot-dirs skipped),
 /// bounded so that a huge tree cannot stall a lint.
-fn tree(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
-    let mut dirs = BTreeSet::new();
-    let mut files = BTreeSet::new();
-    dirs.insert(String::new());
+fn tree(root: &Path) -> (PathSet, PathSet) {
+    let mut dirs = vec![String::new()];
+    let mut files = Vec::new();
     for e in walkdir::WalkDir::new(root)
         .into_iter()
         .filter_entry(|e| {
@@ -242,10 +241,10 @@ fn tree(root: &Path) -> (BTreeSet<String>, BTreeSet<String>) {
             continue;
         }
         if e.file_type().is_dir() {
-            dirs.insert(rel);
+            dirs.push(rel);
         } else {
-            files.insert(rel);
+            files.push(rel);
         }
     }
-    (dirs, files)
+    (dirs.into_iter().collect(), files.into_iter().collect())
 }

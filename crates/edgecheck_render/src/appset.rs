@@ -32,8 +32,8 @@ pub type Reader<'a> = Box<dyn Fn(&str) -> Option<String> + 'a>;
 /// A checkout as a git generator sees it: its directories and files relative to its root, and how to read
 /// a file.
 pub struct Checkout<'a> {
-    pub dirs: &'a std::collections::BTreeSet<String>,
-    pub files: &'a std::collections::BTreeSet<String>,
+    pub dirs: &'a edgecheck_core::pathset::PathSet,
+    pub files: &'a edgecheck_core::pathset::PathSet,
     /// Reads a repository-relative file (bounded).
     pub read: Reader<'a>,
 }
@@ -217,7 +217,7 @@ fn git_params<'a>(git: &Value, checkout: &dyn Fn(&str) -> Option<Checkout<'a>>) 
     for f in git.get("files").and_then(Value::as_array).into_iter().flatten() {
         let Some(pattern) = f.get("path").and_then(Value::as_str) else { continue };
         for file in repo.files.iter().filter(|file| crate::discover::path_glob(pattern, file)) {
-            let (dir, name) = file.rsplit_once('/').unwrap_or(("", file.as_str()));
+            let (dir, name) = file.rsplit_once('/').unwrap_or(("", file));
             let text = (repo.read)(file).ok_or_else(|| format!("its git files generator cannot read `{file}`"))?;
             let doc = match edgecheck_load::yaml::parse_single(&text) {
                 Ok(Some(d)) => d.value,
@@ -337,15 +337,12 @@ fn render_str(s: &str, p: &Params, go: Option<(&Value, bool)>) -> Result<String,
 mod tests {
     use super::*;
     use edgecheck_core::json;
-    use std::collections::BTreeSet;
+    use edgecheck_core::pathset::PathSet;
 
-    fn tree() -> (BTreeSet<String>, BTreeSet<String>) {
-        let dirs: BTreeSet<String> = ["apps", "apps/shop", "apps/blog_v2", "apps/legacy", "config", "config/prod"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let files: BTreeSet<String> =
-            ["config/prod/config.json", "apps/shop/kustomization.yaml"].iter().map(|s| s.to_string()).collect();
+    fn tree() -> (PathSet, PathSet) {
+        let dirs: PathSet =
+            ["apps", "apps/shop", "apps/blog_v2", "apps/legacy", "config", "config/prod"].into_iter().collect();
+        let files: PathSet = ["config/prod/config.json", "apps/shop/kustomization.yaml"].into_iter().collect();
         (dirs, files)
     }
 

@@ -744,7 +744,7 @@ fn app_of_apps_charts(inv: &Inventory, prefixes: &[Option<String>]) -> Vec<Strin
                 continue;
             }
             let templates = format!("{}templates/", if chart.is_empty() { String::new() } else { format!("{chart}/") });
-            let writes_apps = r.files.range(templates.clone()..).take_while(|f| f.starts_with(&templates)).any(|f| {
+            let writes_apps = r.files.from(&templates).take_while(|f| f.starts_with(&templates)).any(|f| {
                 let path = edgecheck_core::namespaces::join_path(prefix.trim_end_matches('/'), f);
                 edgecheck_load::read::read_regular_text(std::path::Path::new(&path), 1 << 20).is_ok_and(|t| {
                     t.contains("argoproj.io/")

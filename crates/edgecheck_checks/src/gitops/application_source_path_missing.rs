@@ -56,7 +56,7 @@ impl ApplicationSourcePathMissing {
                 let mut near: Vec<(usize, &str)> = repo
                     .dirs
                     .iter()
-                    .map(|d| (distance(d, &rel), d.as_str()))
+                    .map(|d| (distance(d, &rel), d))
                     .filter(|(n, d)| *n <= 2 || d.rsplit('/').next() == Some(last) || parent(d) == parent(&rel))
                     .collect();
                 near.sort_unstable();

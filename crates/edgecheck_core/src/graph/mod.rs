@@ -585,7 +585,7 @@ impl Graph {
                 if unresolved(path) {
                     let prefix = if start.is_empty() { String::new() } else { format!("{start}/") };
                     files
-                        .range(prefix.clone()..)
+                        .from(&prefix)
                         .take_while(|f| f.starts_with(&prefix))
                         .any(|f| f.ends_with("/Chart.yaml") || f == "Chart.yaml")
                 } else {

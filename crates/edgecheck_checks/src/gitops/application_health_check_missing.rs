@@ -2,7 +2,7 @@ use std::collections::BTreeSet;
 
 use edgecheck_core::kind::K;
 use edgecheck_core::views::{Application, ConfigMap};
-use edgecheck_core::{EdgeKind, Findings, Layer, ObjId, Severity};
+use edgecheck_core::{Findings, Layer, ObjId, Severity};
 
 use crate::framework::{declare_check, CheckContext};
 
@@ -54,11 +54,7 @@ impl ApplicationHealthCheckMissing {
             _ => {}
         }
         for (pid, parent, app) in g.each::<Application>() {
-            let mut children: BTreeSet<ObjId> = g
-                .edges_from_kind(pid, EdgeKind::Manages)
-                .filter_map(|e| e.to.found())
-                .filter(|c| g.obj(*c).is(K::APPLICATION))
-                .collect();
+            let mut children: BTreeSet<ObjId> = g.managed(pid).filter(|c| g.obj(*c).is(K::APPLICATION)).collect();
             for r in app.status.resources.iter().filter(|r| r.is_application()) {
                 let child = r.object_ref(parent.namespace.as_deref());
                 if let Some(c) = g.find(K::APPLICATION, child.namespace.as_deref(), &r.name) {

@@ -61,14 +61,11 @@ metadata: {name: new, namespace: shop}
 ";
         let (g, _, _) = crate::test_support::graph_and_pki("t.yaml", text);
         let app = g.find(edgecheck_core::kind::K::APPLICATION, Some("argocd"), "shop").expect("app");
-        let managed: Vec<&str> = g
-            .edges_from_kind(app, edgecheck_core::EdgeKind::Manages)
-            .filter_map(|e| match e.to {
-                edgecheck_core::Target::Found(id) => Some(g.obj(id).name.as_str()),
-                _ => None,
-            })
-            .collect();
+        let managed: Vec<&str> = g.managed(app).map(|id| g.obj(id).name.as_str()).collect();
         assert_eq!(managed, vec!["new"]);
+        let new = g.find(edgecheck_core::kind::K::CONFIG_MAP, Some("shop"), "new").expect("new");
+        assert_eq!(g.owning_application(new), Some(app));
+        assert_eq!(g.owning_application(app), None);
     }
 
     #[test]

@@ -606,7 +606,9 @@ impl Graph {
             .filter_map(|(i, o)| o.source.repo_path().map(|(r, p)| (r, p, ObjId(i))))
             .collect();
         files.sort_unstable();
-        let mut new_edges = Vec::new();
+        // (Application, object) pairs: not edges, which are 64 bytes each and an Application of a large
+        // repository manages thousands of objects (#17).
+        let mut pairs: Vec<(u32, u32)> = Vec::new();
         // Objects an Application's build rendered: managed by it (their files are the chart's templates or the
         // kustomize resources, wherever those are).
         let by_build: std::collections::HashMap<String, ObjId> = apps
@@ -621,7 +623,7 @@ impl Graph {
             let label = b.split(" (").next().unwrap_or(b);
             if let Some(&app) = by_build.get(label) {
                 if app != ObjId(i) && o.source.repo_path().is_none() {
-                    new_edges.push(Edge::new(app, EdgeKind::Manages, Target::Found(ObjId(i)), "spec.source"));
+                    pairs.push((id32(app.0), id32(i)));
                 }
             }
         }
@@ -636,14 +638,14 @@ impl Graph {
                 }
                 debug_assert!(under(p, &a.dir));
                 if *id != a.id {
-                    new_edges.push(Edge::new(a.id, EdgeKind::Manages, Target::Found(*id), a.field.clone()));
+                    pairs.push((id32(a.id.0), id32(id.0)));
                 }
             }
         }
-        self.edges.reserve_exact(new_edges.len());
-        for e in new_edges {
-            self.push_edge(e);
-        }
+        self.managed = Adjacency::build(self.objects.len(), &pairs);
+        let owners: Vec<(u32, u32)> = pairs.iter().map(|&(app, o)| (o, app)).collect();
+        drop(pairs);
+        self.managers = Adjacency::build(self.objects.len(), &owners);
     }
 }
 

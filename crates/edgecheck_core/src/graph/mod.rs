@@ -67,8 +67,6 @@ pub enum EdgeKind {
     SecretStore,
     /// ExternalSecret → the Secret it writes.
     SecretTarget,
-    /// Application → an object loaded from its source path in the linted checkout.
-    Manages,
     /// Event → the object it is about.
     Involves,
 }
@@ -226,6 +224,11 @@ pub struct Graph {
     out: Adjacency,
     /// Edges into each object, grouped by kind (see [`Graph::edges_to_kind`]).
     inn: Adjacency,
+    /// The objects each Application manages ([`Graph::managed`]): loaded from its source path in the linted
+    /// checkout, or rendered by its build.
+    managed: Adjacency,
+    /// The Applications that manage each object, in the order they were found.
+    managers: Adjacency,
     producers: HashMap<(crate::value::Str, crate::value::Str), Vec<ObjId>>,
     /// Services that operator objects in the inputs will create, by (namespace, name).
     service_producers: HashMap<(crate::value::Str, crate::value::Str), Vec<ObjId>>,
@@ -436,6 +439,8 @@ impl Graph {
             edges: Vec::with_capacity(objects.len()),
             out: Adjacency::default(),
             inn: Adjacency::default(),
+            managed: Adjacency::default(),
+            managers: Adjacency::default(),
             producers: HashMap::new(),
             service_producers: HashMap::new(),
             grants: HashMap::new(),

@@ -217,9 +217,16 @@ impl Graph {
         Some(labels)
     }
 
-    /// The Application that manages `id` (its source path holds the object's file), if any.
+    /// The Application that manages `id` (its source path holds the object's file, or its build rendered
+    /// the object), if any: the first found when several do.
     pub fn owning_application(&self, id: ObjId) -> Option<ObjId> {
-        self.edges_to_kind(id, EdgeKind::Manages).map(|e| e.from).next()
+        self.managers.of(id.0).first().map(|&a| ObjId(a as usize))
+    }
+
+    /// The objects the Application `app` manages: those loaded from its source path in the linted checkout
+    /// and those its build rendered (never the Application itself).
+    pub fn managed(&self, app: ObjId) -> impl Iterator<Item = ObjId> + '_ {
+        self.managed.of(app.0).iter().map(|&o| ObjId(o as usize))
     }
 
     /// Whether a ReferenceGrant in `to_ns` lets objects of `from` (group, kind) in `from_ns` refer to

@@ -224,7 +224,7 @@ fn source_key(o: &Object) -> (Option<String>, String) {
         .and_then(|r| r.get("namespace"))
         .and_then(ValueRef::as_str)
         .map(str::to_string)
-        .or_else(|| o.namespace.clone());
+        .or_else(|| o.namespace.as_deref().map(str::to_string));
     (ns, name)
 }
 
@@ -245,7 +245,7 @@ fn foreign_sources(objects: &[Object], repos: &[crate::RepoInfo]) -> HashSet<(Op
                 .and_then(ValueRef::as_str)
                 .is_some_and(|u| !remotes.contains(&crate::graph::normalize_repo_url(u)))
         })
-        .map(|o| (o.namespace.clone(), o.name.clone()))
+        .map(|o| (o.namespace.as_deref().map(str::to_string), o.name.to_string()))
         .collect()
 }
 

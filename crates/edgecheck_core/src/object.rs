@@ -7,6 +7,7 @@ use crate::doc::{Doc, MapRef};
 
 use crate::kind::{Kind, K};
 use crate::secret::SecretInfo;
+use crate::value::Str;
 
 /// The kind of [`ObjectRef::endpoint`] references, as JSON shows it.
 pub const ENDPOINT_KIND: &str = "Endpoint";
@@ -427,9 +428,9 @@ pub struct Object {
     /// Group and kind, and `apiVersion` as written ([`Object::api_version`]).
     pub kind: crate::kind::ObjKind,
     /// Namespace, defaulted as Kubernetes does for namespaced kinds; `None` for cluster-scoped kinds.
-    pub namespace: Option<String>,
+    pub namespace: Option<Str>,
     /// `metadata.name` (or `generateName` when no name is set).
-    pub name: String,
+    pub name: Str,
     /// The object, packed ([`Doc`]). For Secrets, `data` and `stringData` values are replaced by `null`.
     pub value: Doc,
     /// Where it came from.
@@ -449,8 +450,8 @@ impl Object {
         ObjectRef {
             api_version: Some(self.api_version().to_string()),
             kind: self.kind.kind.to_string(),
-            namespace: self.namespace.clone(),
-            name: self.name.clone(),
+            namespace: self.namespace.as_deref().map(str::to_string),
+            name: self.name.to_string(),
         }
     }
 

@@ -36,10 +36,10 @@ impl Seen {
         match ev {
             WatchEvent::Listed { kind, objects, .. } if kind == "Service" => {
                 self.listed += 1;
-                self.services = objects.iter().map(|o| (o.name.clone(), port(o))).collect();
+                self.services = objects.iter().map(|o| (o.name.to_string(), port(o))).collect();
             }
             WatchEvent::Applied { kind, object } if kind == "Service" => {
-                self.services.insert(object.name.clone(), port(&object));
+                self.services.insert(object.name.to_string(), port(&object));
             }
             WatchEvent::Deleted { kind, name, .. } if kind == "Service" => {
                 self.services.remove(&name);

@@ -133,8 +133,14 @@ fn one(
     source.line = Some(line);
     source.lines = Some(lines.clone());
     source.root = root;
-    let obj =
-        Object { kind: ObjKind::new(&api_version, kind), namespace, name, value: Doc::default(), source, secret: None };
+    let obj = Object {
+        kind: ObjKind::new(&api_version, kind),
+        namespace: namespace.map(Into::into),
+        name: name.into(),
+        value: Doc::default(),
+        source,
+        secret: None,
+    };
     out.push(with_value(obj, value, problems));
 }
 
@@ -258,8 +264,14 @@ pub fn object_from_live_value(cluster: &Arc<str>, value: Value, problems: &mut V
     let mut source = Source::default();
     source.root = LineTable::ROOT;
     source.set_cluster(Some(cluster.clone()));
-    let obj =
-        Object { kind: ObjKind::new(&api_version, kind), namespace, name, value: Doc::default(), source, secret: None };
+    let obj = Object {
+        kind: ObjKind::new(&api_version, kind),
+        namespace: namespace.map(Into::into),
+        name: name.into(),
+        value: Doc::default(),
+        source,
+        secret: None,
+    };
     Some(with_value(obj, value, problems))
 }
 

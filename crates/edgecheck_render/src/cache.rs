@@ -61,8 +61,8 @@ impl Stored {
         Stored {
             api_version: o.api_version().to_string(),
             kind: o.kind.kind.to_string(),
-            namespace: o.namespace.clone(),
-            name: o.name.clone(),
+            namespace: o.namespace.as_deref().map(str::to_string),
+            name: o.name.to_string(),
             value: o.value.clone(),
             file: o.source.file().map(str::to_string),
             line: o.source.line,
@@ -84,8 +84,8 @@ impl Stored {
         source.set_build(self.build.map(Arc::from));
         Object {
             kind: ObjKind::new(&self.api_version, Kind::from_api_version(&self.api_version, &self.kind)),
-            namespace: self.namespace,
-            name: self.name,
+            namespace: self.namespace.map(Into::into),
+            name: self.name.into(),
             value: self.value,
             source,
             secret: self.secret.map(Box::new),

@@ -892,7 +892,7 @@ fn flux_values(world: &World<'_>, o: &Object, spec: &Value, b: &mut Spec) -> Opt
                 continue; // a Secret's values are never read
             }
             b.parts.push(How::No {
-                what: o.name.clone(),
+                what: o.name.to_string(),
                 why: NotRendered::Other(format!("valuesFrom ConfigMap `{name}` key `{key}` is not in the inputs")),
             });
             return None;
@@ -908,7 +908,7 @@ fn flux_values(world: &World<'_>, o: &Object, spec: &Value, b: &mut Spec) -> Opt
                     } else {
                         NotRendered::Failed(format!("valuesFrom ConfigMap `{name}` is not YAML: {}", e.message))
                     };
-                    b.parts.push(How::No { what: o.name.clone(), why });
+                    b.parts.push(How::No { what: o.name.to_string(), why });
                     return None;
                 }
             },
@@ -924,7 +924,7 @@ fn flux_values(world: &World<'_>, o: &Object, spec: &Value, b: &mut Spec) -> Opt
 fn flux_release(spec: &Value, o: &Object, target: Option<&str>) -> String {
     s(spec, "/releaseName")
         .map(str::to_string)
-        .unwrap_or_else(|| target.map_or_else(|| o.name.clone(), |t| format!("{t}-{}", o.name)))
+        .unwrap_or_else(|| target.map_or_else(|| o.name.to_string(), |t| format!("{t}-{}", o.name)))
 }
 
 /// A HelmRelease of a remote chart: its values (`valuesFrom`, then `values`) over the chart helm pulls.
@@ -959,7 +959,7 @@ fn helm_release(world: &World<'_>, o: &Object) -> Option<Spec> {
     let spec = value.get("spec")?;
     let mut b = base_spec(o);
     let target = s(spec, "/targetNamespace");
-    b.namespace = target.map(str::to_string).or_else(|| o.namespace.clone());
+    b.namespace = target.map(str::to_string).or_else(|| o.namespace.as_deref().map(str::to_string));
     if let Some(r) = spec.get("chartRef") {
         let kind = s(r, "/kind").unwrap_or("OCIRepository");
         let name = s(r, "/name").unwrap_or("");

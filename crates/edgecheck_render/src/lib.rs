@@ -322,9 +322,9 @@ pub fn render(mut inv: Inventory, opts: &RenderOptions) -> Inventory {
             problems.extend(o.parts.iter().flat_map(|p| p.problems.iter().cloned()));
         }
     }
-    let rendered_ids: HashSet<(String, String, Option<String>)> =
+    let rendered_ids: HashSet<(String, edgecheck_core::value::Str, Option<edgecheck_core::value::Str>)> =
         objects.iter().map(|o| (o.kind.kind.to_string(), o.name.clone(), o.namespace.clone())).collect();
-    let rendered_names: HashSet<(String, String)> =
+    let rendered_names: HashSet<(String, edgecheck_core::value::Str)> =
         objects.iter().map(|o| (o.kind.kind.to_string(), o.name.clone())).collect();
     let has_builds = !specs.is_empty();
     // What sits beside the controller objects (a Namespace, an AppProject) is applied with them.
@@ -878,7 +878,7 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object], 
                 o.source.line = spec.line;
                 o.source.lines = None;
                 if o.kind.namespaced() && o.namespace.is_none() {
-                    o.namespace = spec.namespace.clone().or_else(|| Some("default".into()));
+                    o.namespace = spec.namespace.as_deref().map(Into::into).or_else(|| Some("default".into()));
                 }
             }
             let pinned = matches!(how, How::Helm(h) if h.remote.as_ref().and_then(|r| r.version.as_deref())
@@ -915,7 +915,7 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object], 
             r.problems = parsed.problems;
             for o in &mut r.objects {
                 if o.kind.namespaced() && o.namespace.is_none() {
-                    o.namespace = spec.namespace.clone().or_else(|| Some("default".into()));
+                    o.namespace = spec.namespace.as_deref().map(Into::into).or_else(|| Some("default".into()));
                 }
             }
             // Only a clean render is kept: problems are reported again by rendering again.

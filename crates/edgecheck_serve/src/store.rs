@@ -11,7 +11,7 @@ use edgecheck_kube::watch::WatchEvent;
 #[derive(Debug, Default)]
 struct KindState {
     /// By (namespace, name).
-    objects: BTreeMap<(Option<String>, String), Object>,
+    objects: BTreeMap<(Option<edgecheck_core::value::Str>, edgecheck_core::value::Str), Object>,
     /// What could not be read of the last list.
     problems: Vec<LoadProblem>,
     /// Listed in full at least once.
@@ -63,9 +63,10 @@ impl Store {
                 }
                 true
             }
-            WatchEvent::Deleted { kind, namespace, name } => {
-                self.kinds.get_mut(&kind).is_some_and(|k| k.objects.remove(&(namespace, name)).is_some())
-            }
+            WatchEvent::Deleted { kind, namespace, name } => self
+                .kinds
+                .get_mut(&kind)
+                .is_some_and(|k| k.objects.remove(&(namespace.map(Into::into), name.into())).is_some()),
             WatchEvent::Unchecked { kind, unchecked } => {
                 let k = self.kinds.entry(kind).or_default();
                 // Unknown now: what was read before is no longer current.
@@ -153,7 +154,7 @@ mod tests {
                     v["kind"].as_str().unwrap_or_default(),
                 ),
             ),
-            namespace: v["metadata"]["namespace"].as_str().map(str::to_string),
+            namespace: v["metadata"]["namespace"].as_str().map(Into::into),
             name: v["metadata"]["name"].as_str().unwrap_or_default().into(),
             value: v.into(),
             source: edgecheck_core::Source::default(),

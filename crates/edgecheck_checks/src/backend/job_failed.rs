@@ -59,7 +59,7 @@ impl JobFailed {
                 .iter()
                 .filter(|e| e.kind == EdgeKind::Backend)
                 .filter_map(|e| match &e.to {
-                    Target::Missing(r) if r.namespace == job.namespace => Some((**r).clone()),
+                    Target::Missing(r) if r.namespace.as_deref() == job.namespace.as_deref() => Some((**r).clone()),
                     _ => None,
                 })
                 .collect();

@@ -54,7 +54,13 @@ impl PathIndex<'_> {
         let o = graph.obj(id);
         // (The key is built only when there is something to look up: this runs for every node of every path.)
         let listed = (!self.app_resources.is_empty())
-            .then(|| self.app_resources.get(&(o.kind.kind.to_string(), o.namespace.clone(), o.name.clone())))
+            .then(|| {
+                self.app_resources.get(&(
+                    o.kind.kind.to_string(),
+                    o.namespace.as_deref().map(str::to_string),
+                    o.name.to_string(),
+                ))
+            })
             .flatten();
         if let Some(a) = listed {
             return Some(*a);
@@ -95,7 +101,7 @@ impl<'g> PathIndex<'g> {
         let mut slices: HashMap<(String, String), Vec<ObjId>> = HashMap::new();
         for (id, o, _) in graph.each::<views::EndpointSlice>() {
             if let (Some(ns), Some(svc)) = (&o.namespace, o.label("kubernetes.io/service-name")) {
-                slices.entry((ns.clone(), svc.to_string())).or_default().push(id);
+                slices.entry((ns.to_string(), svc.to_string())).or_default().push(id);
             }
         }
         let mut challenges: HashMap<String, Vec<ObjId>> = HashMap::new();
@@ -105,7 +111,7 @@ impl<'g> PathIndex<'g> {
         let mut apps = HashMap::new();
         let mut app_resources = HashMap::new();
         for (id, o, a) in graph.each::<views::Application>() {
-            apps.insert(o.name.clone(), id);
+            apps.insert(o.name.to_string(), id);
             for r in &a.status.resources {
                 let r = r.object_ref(o.namespace.as_deref());
                 app_resources.entry((r.kind, r.namespace, r.name)).or_insert(id);
@@ -381,7 +387,7 @@ fn backends(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, route: usize
             service_detail(b, svc, s, e.port());
         }
         if let Some(ns) = &o.namespace {
-            for &slice in cx.slices.get(&(ns.clone(), o.name.clone())).into_iter().flatten() {
+            for &slice in cx.slices.get(&(ns.to_string(), o.name.to_string())).into_iter().flatten() {
                 let what = What::Found(slice, String::new());
                 let n = b.add(Role::Endpoints, Layer::Backend, Branch::Request, Some(svc), what);
                 if let Some(es) = graph.view::<views::EndpointSlice>(slice) {
@@ -676,7 +682,7 @@ fn tls(b: &mut Builder<'_>, cx: &PathIndex<'_>, claim: &Claim, t: &TraceTarget, 
         }
     }
     let (ns, name) = match &e.to {
-        Target::Found(id) => (graph.obj(*id).namespace.clone(), graph.obj(*id).name.clone()),
+        Target::Found(id) => (graph.obj(*id).namespace.as_deref().map(str::to_string), graph.obj(*id).name.to_string()),
         Target::Missing(r) => (r.namespace.clone(), r.name.clone()),
     };
     producers(b, cx, n, ns.as_deref(), &name, t);

@@ -141,7 +141,7 @@ impl CiliumLbPoolMissing {
             if pools.iter().any(|(_, _, p)| p.serves(&labels)) {
                 continue;
             }
-            let names: Vec<String> = pools.iter().map(|(_, p, _)| p.name.clone()).collect();
+            let names: Vec<String> = pools.iter().map(|(_, p, _)| p.name.to_string()).collect();
             let shown: Vec<String> = labels.iter().map(|(k, v)| format!("{k}={v}")).collect();
             out.at(o, path)
                 .message(format!(

@@ -45,7 +45,7 @@ impl IngressClassDefaultMissing {
             return;
         }
         let classes: Vec<String> =
-            cx.graph.ids(K::INGRESS_CLASS).iter().map(|id| cx.graph.obj(*id).name.clone()).collect();
+            cx.graph.ids(K::INGRESS_CLASS).iter().map(|id| cx.graph.obj(*id).name.to_string()).collect();
         for (id, o, ing) in cx.graph.each::<Ingress>() {
             if edgecheck_core::ingress::class_name(o, ing).is_some()
                 || cx.graph.edges_from_kind(id, EdgeKind::IngressClass).next().is_some()

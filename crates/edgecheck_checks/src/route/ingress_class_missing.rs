@@ -41,7 +41,7 @@ declare_check! {
 impl IngressClassMissing {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let known: Vec<String> =
-            cx.graph.ids(K::INGRESS_CLASS).iter().map(|id| cx.graph.obj(*id).name.clone()).collect();
+            cx.graph.ids(K::INGRESS_CLASS).iter().map(|id| cx.graph.obj(*id).name.to_string()).collect();
         for (id, o, _) in cx.graph.each::<Ingress>() {
             for e in cx.graph.edges_from_kind(id, EdgeKind::IngressClass) {
                 let Target::Missing(r) = &e.to else { continue };

@@ -42,7 +42,7 @@ impl IngressClassParametersMissing {
                 let Target::Missing(r) = &e.to else { continue };
                 let Some(k) = kind.known() else { continue };
                 let Some(severity) = cx.absence(k, r.namespace.as_deref()) else { continue };
-                let present: Vec<String> = cx.graph.ids(k).iter().map(|i| cx.graph.obj(*i).name.clone()).collect();
+                let present: Vec<String> = cx.graph.ids(k).iter().map(|i| cx.graph.obj(*i).name.to_string()).collect();
                 out.at(o, "spec.parameters.name")
                     .severity(severity)
                     .message(format!(

@@ -43,7 +43,7 @@ impl IngressPathConflict {
                 .edges_from_kind(id, EdgeKind::IngressClass)
                 .next()
                 .map(|e| match &e.to {
-                    Target::Found(c) => cx.graph.obj(*c).name.clone(),
+                    Target::Found(c) => cx.graph.obj(*c).name.to_string(),
                     Target::Missing(r) => r.name.clone(),
                 })
                 .unwrap_or_default();

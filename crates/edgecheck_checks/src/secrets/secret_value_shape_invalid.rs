@@ -48,7 +48,8 @@ impl SecretValueShapeInvalid {
                         .copied()
                         .filter(|j| {
                             let jo = cx.graph.obj(*j);
-                            jo.namespace == r.namespace && r.name.starts_with(&format!("{}-", jo.name))
+                            jo.namespace.as_deref() == r.namespace.as_deref()
+                                && r.name.starts_with(&format!("{}-", jo.name))
                         })
                         .max_by_key(|j| cx.graph.obj(*j).name.len()),
                     edgecheck_core::Target::Missing(_) => None,
@@ -82,7 +83,11 @@ impl SecretValueShapeInvalid {
                         cx.graph.view::<Event>(eid).and_then(|v| v.subject()).map(|s| edgecheck_core::ObjectRef {
                             api_version: s.api_version.as_deref().map(str::to_string),
                             kind: s.kind.to_string(),
-                            namespace: s.namespace.as_deref().map(str::to_string).or_else(|| e.namespace.clone()),
+                            namespace: s
+                                .namespace
+                                .as_deref()
+                                .map(str::to_string)
+                                .or_else(|| e.namespace.as_deref().map(str::to_string)),
                             name: s.name.to_string(),
                         });
                     out.about(subj.unwrap_or_else(|| e.to_ref()), e.source.file().map(str::to_string), e.source.line)

@@ -33,7 +33,7 @@ declare_check! {
 impl AcmeSolverClassMissing {
     fn run(&self, cx: &CheckContext<'_>, out: &mut Findings<'_>) {
         let classes: Vec<String> =
-            cx.graph.ids(K::INGRESS_CLASS).iter().map(|id| cx.graph.obj(*id).name.clone()).collect();
+            cx.graph.ids(K::INGRESS_CLASS).iter().map(|id| cx.graph.obj(*id).name.to_string()).collect();
         for e in cx.graph.edges().iter().filter(|e| e.kind == EdgeKind::SolverClass) {
             let Target::Missing(r) = &e.to else { continue };
             let Some(mut severity) = cx.absence(K::INGRESS_CLASS, None) else { continue };

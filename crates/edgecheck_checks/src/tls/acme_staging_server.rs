@@ -77,7 +77,7 @@ impl AcmeStagingServer {
             let default = match &secret.to {
                 Target::Found(sid) => {
                     let o = cx.graph.obj(*sid);
-                    o.namespace.as_ref().is_some_and(|ns| defaults().contains(&(ns.clone(), o.name.clone())))
+                    o.namespace.as_ref().is_some_and(|ns| defaults().contains(&(ns.to_string(), o.name.to_string())))
                 }
                 Target::Missing(r) => {
                     r.namespace.as_ref().is_some_and(|ns| defaults().contains(&(ns.clone(), r.name.clone())))

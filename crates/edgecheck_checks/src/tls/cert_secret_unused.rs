@@ -77,7 +77,7 @@ impl CertSecretUnused {
             let (ns, name) = match &e.to {
                 edgecheck_core::Target::Found(sid) => {
                     let o = cx.graph.obj(*sid);
-                    (o.namespace.clone(), o.name.clone())
+                    (o.namespace.as_deref().map(str::to_string), o.name.to_string())
                 }
                 edgecheck_core::Target::Missing(r) => (r.namespace.clone(), r.name.clone()),
             };

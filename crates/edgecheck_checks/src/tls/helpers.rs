@@ -234,7 +234,7 @@ pub(super) fn default_certificates(graph: &Graph) -> std::collections::HashSet<(
                 if let (Some(ns), Some(name)) =
                     (&o.namespace, o.value.pointer("/spec/defaultCertificate/secretName").and_then(ValueRef::as_str))
                 {
-                    out.insert((ns.clone(), name.to_string()));
+                    out.insert((ns.to_string(), name.to_string()));
                 }
             }
             _ => {}

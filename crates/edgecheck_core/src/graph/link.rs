@@ -82,29 +82,29 @@ impl Graph {
 
     pub(super) fn index_producers(&mut self) {
         let mut p: HashMap<(Str, Str), Vec<ObjId>> = HashMap::new();
-        let mut add = |ns: &Option<String>, name: &str, id: ObjId| {
+        let mut add = |ns: Option<&str>, name: &str, id: ObjId| {
             if let Some(ns) = ns {
                 if !name.is_empty() {
-                    p.entry((ns.as_str().into(), name.into())).or_default().push(id);
+                    p.entry((ns.into(), name.into())).or_default().push(id);
                 }
             }
         };
         for (id, o, c) in self.each::<views::Certificate>() {
-            add(&o.namespace, &c.spec.secret_name, id);
+            add(o.namespace.as_deref(), &c.spec.secret_name, id);
         }
         for (id, o, es) in self.each::<views::ExternalSecret>() {
-            add(&o.namespace, es.spec.target.name.as_deref().unwrap_or(&o.name), id);
+            add(o.namespace.as_deref(), es.spec.target.name.as_deref().unwrap_or(&o.name), id);
         }
         for &id in self.ids(K::SEALED_SECRET) {
             let o = self.obj(id);
             let name = o.value.pointer("/spec/template/metadata/name").and_then(|v| v.as_str()).unwrap_or(&o.name);
-            add(&o.namespace, name, id);
+            add(o.namespace.as_deref(), name, id);
         }
         for (id, o, ing) in self.each::<views::Ingress>() {
             if CERT_MANAGER_SHIM.iter().any(|a| o.annotation(a).is_some()) {
                 for t in &ing.spec.tls {
                     if let Some(s) = &t.secret_name {
-                        add(&o.namespace, s, id);
+                        add(o.namespace.as_deref(), s, id);
                     }
                 }
             }
@@ -113,8 +113,12 @@ impl Graph {
             if CERT_MANAGER_SHIM.iter().any(|a| o.annotation(a).is_some()) {
                 for l in &gw.spec.listeners {
                     for r in l.tls.iter().flat_map(|t| &t.certificate_refs) {
-                        let ns = r.namespace.as_deref().map(str::to_string).or_else(|| o.namespace.clone());
-                        add(&ns, &r.name, id);
+                        let ns = r
+                            .namespace
+                            .as_deref()
+                            .map(str::to_string)
+                            .or_else(|| o.namespace.as_deref().map(str::to_string));
+                        add(ns.as_deref(), &r.name, id);
                     }
                 }
             }
@@ -130,7 +134,7 @@ impl Graph {
                     };
                     let ns = ns_at.and_then(|at| o.value.pointer(at)).and_then(|v| v.as_str()).map(str::to_string);
                     if let Some(name) = name {
-                        add(&ns.or_else(|| o.namespace.clone()), name, ObjId(i));
+                        add(ns.as_deref().or(o.namespace.as_deref()), name, ObjId(i));
                     }
                 }
             }
@@ -264,9 +268,9 @@ impl Graph {
             .map(|(id, o, i)| {
                 let (class, field, how) = match crate::ingress::class_name(o, i) {
                     Some(c) => (Some(c.name.to_string()), c.field, c.how),
-                    None => (default_class.clone(), "spec", "default"),
+                    None => (default_class.as_deref().map(str::to_string), "spec", "default"),
                 };
-                (id, o.namespace.clone(), i, class, field, how)
+                (id, o.namespace.as_deref().map(str::to_string), i, class, field, how)
             })
             .collect();
         for (id, ns, ing, class, field, how) in ings {
@@ -308,8 +312,11 @@ impl Graph {
     }
 
     fn link_gateways(&mut self, views: &[View]) {
-        let gws: Vec<_> =
-            self.each_in::<views::Gateway>(views).into_iter().map(|(id, o, g)| (id, o.namespace.clone(), g)).collect();
+        let gws: Vec<_> = self
+            .each_in::<views::Gateway>(views)
+            .into_iter()
+            .map(|(id, o, g)| (id, o.namespace.as_deref().map(str::to_string), g))
+            .collect();
         for (id, ns, gw) in gws {
             if !gw.spec.gateway_class_name.is_empty() {
                 self.push(
@@ -354,7 +361,7 @@ impl Graph {
         let sets: Vec<_> = self
             .each_in::<views::ListenerSet>(views)
             .into_iter()
-            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.parent_ref.clone()))
+            .map(|(id, o, s)| (id, o.namespace.as_deref().map(str::to_string), s.spec.parent_ref.clone()))
             .collect();
         for (id, ns, p) in sets {
             let pns = p.namespace.as_deref().map(str::to_string).or(ns);
@@ -363,8 +370,11 @@ impl Graph {
     }
 
     fn link_routes(&mut self, views: &[View]) {
-        let routes: Vec<_> =
-            self.each_in::<views::Route>(views).into_iter().map(|(id, o, r)| (id, o.namespace.clone(), r)).collect();
+        let routes: Vec<_> = self
+            .each_in::<views::Route>(views)
+            .into_iter()
+            .map(|(id, o, r)| (id, o.namespace.as_deref().map(str::to_string), r))
+            .collect();
         for (id, ns, r) in routes {
             for (i, p) in r.spec.parent_refs.iter().enumerate() {
                 let kind = p.kind.as_deref().unwrap_or("Gateway");
@@ -420,7 +430,7 @@ impl Graph {
         let routes: Vec<_> = self
             .each_in::<views::TraefikRoute>(views)
             .into_iter()
-            .map(|(id, o, r)| (id, o.namespace.clone(), r))
+            .map(|(id, o, r)| (id, o.namespace.as_deref().map(str::to_string), r))
             .collect();
         for (id, ns, r) in routes {
             for (ri, rule) in r.spec.routes.iter().enumerate() {
@@ -470,13 +480,13 @@ impl Graph {
         for (id, o, w) in self.each_in::<views::Workload>(views) {
             let Some(ns) = &o.namespace else { continue };
             for (k, v) in &w.labels {
-                by_label.entry((ns.clone(), k.to_string(), v.to_string())).or_default().push(id);
+                by_label.entry((ns.to_string(), k.to_string(), v.to_string())).or_default().push(id);
             }
         }
         let svcs: Vec<_> = self
             .each_in::<views::Service>(views)
             .into_iter()
-            .map(|(id, o, s)| (id, o.namespace.clone(), s.spec.selector.as_ref()))
+            .map(|(id, o, s)| (id, o.namespace.as_deref().map(str::to_string), s.spec.selector.as_ref()))
             .collect();
         for (id, ns, selector) in svcs {
             let (Some(ns), Some(sel)) = (ns, selector) else {
@@ -499,7 +509,7 @@ impl Graph {
         let certs: Vec<_> = self
             .each_in::<views::Certificate>(views)
             .into_iter()
-            .map(|(id, o, c)| (id, o.namespace.clone(), c))
+            .map(|(id, o, c)| (id, o.namespace.as_deref().map(str::to_string), c))
             .collect();
         for (id, ns, c) in certs {
             if !c.spec.secret_name.is_empty() {
@@ -548,7 +558,7 @@ impl Graph {
         let ess: Vec<_> = self
             .each_in::<views::ExternalSecret>(views)
             .into_iter()
-            .map(|(id, o, e)| (id, o.namespace.clone(), o.name.clone(), e))
+            .map(|(id, o, e)| (id, o.namespace.as_deref().map(str::to_string), o.name.clone(), e))
             .collect();
         for (id, ns, name, es) in ess {
             let r = &es.spec.secret_store_ref;
@@ -560,7 +570,7 @@ impl Graph {
                 };
                 self.push(id, EdgeKind::SecretStore, (k, ns.as_deref(), &r.name), "spec.secretStoreRef.name".into());
             }
-            let target = es.spec.target.name.as_deref().map_or(name, str::to_string);
+            let target = es.spec.target.name.as_deref().map_or(name.to_string(), str::to_string);
             self.push(id, EdgeKind::SecretTarget, (K::SECRET, ns.as_deref(), &target), "spec.target".into());
         }
     }
@@ -569,7 +579,7 @@ impl Graph {
         let evs: Vec<_> = self
             .each_in::<views::Event>(views)
             .into_iter()
-            .filter_map(|(id, o, e)| e.subject().cloned().map(|s| (id, o.namespace.clone(), s)))
+            .filter_map(|(id, o, e)| e.subject().cloned().map(|s| (id, o.namespace.as_deref().map(str::to_string), s)))
             .collect();
         for (id, ns, s) in evs {
             let api = s.api_version.clone().unwrap_or_default();

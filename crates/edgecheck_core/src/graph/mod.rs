@@ -398,12 +398,12 @@ impl Graph {
                 o.namespace = None;
                 // kustomize renames a Namespace object to the namespace it sets.
                 if let (true, Some(ns)) = (o.is(K::NAMESPACE), b.forced) {
-                    o.name = ns;
+                    o.name = ns.into();
                 }
                 continue;
             }
             if let Some(ns) = b.forced {
-                o.namespace = Some(ns);
+                o.namespace = Some(ns.into());
                 continue;
             }
             if o.namespace.is_some() {
@@ -411,7 +411,7 @@ impl Graph {
             }
             let rp = o.source.repo_path();
             let from_app = rp.and_then(|(repo, path)| repo::deepest_app(&apps_by_dir, repo, path)?.namespace.clone());
-            o.namespace = Some(b.dir_default.or(from_app).unwrap_or_else(|| options.default_namespace.clone()));
+            o.namespace = Some(b.dir_default.or(from_app).unwrap_or_else(|| options.default_namespace.clone()).into());
         }
 
         let mut g = Graph {
@@ -507,7 +507,7 @@ impl Graph {
         g.by_kind.values_mut().for_each(|ids| ids.sort_unstable());
         for &id in g.by_kind.get(&K::REFERENCE_GRANT.to_kind()).into_iter().flatten() {
             if let Some(ns) = &g.objects[id.0].namespace {
-                g.grants.entry(ns.clone()).or_default().push(id);
+                g.grants.entry(ns.to_string()).or_default().push(id);
             }
         }
         g.index_crds();

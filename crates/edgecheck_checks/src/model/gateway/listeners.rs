@@ -22,10 +22,14 @@ impl GatewayModel {
             let tie = sets.len() > 1 && sets.iter().any(|(created, _, _)| created.is_none());
             let feats = Features::of(graph, gid);
             let mut owners: Vec<(ObjId, String, &[Listener])> =
-                vec![(gid, go.namespace.clone().unwrap_or_default(), &gw.spec.listeners)];
+                vec![(gid, go.namespace.as_deref().unwrap_or_default().to_string(), &gw.spec.listeners)];
             for (_, _, sid) in &sets {
                 if let Some(s) = graph.view::<views::ListenerSet>(*sid) {
-                    owners.push((*sid, graph.obj(*sid).namespace.clone().unwrap_or_default(), &s.spec.listeners));
+                    owners.push((
+                        *sid,
+                        graph.obj(*sid).namespace.as_deref().unwrap_or_default().to_string(),
+                        &s.spec.listeners,
+                    ));
                 }
             }
             let (mut all, invalid) = slots_of(&owners);

@@ -23,7 +23,7 @@ impl GatewayModel {
         let mut conflicted: HashMap<ObjId, String> = HashMap::new();
         for (_, _, id) in &order {
             let o = graph.obj(*id);
-            let ns = o.namespace.clone().unwrap_or_default();
+            let ns = o.namespace.as_deref().unwrap_or_default().to_string();
             let targets = o.value.pointer("/spec/targetRefs").and_then(|t| t.as_array()).unwrap_or_default();
             for t in targets {
                 let s = |k: &str| t.get(k).and_then(|v| v.as_str()).map(str::to_string);
@@ -49,7 +49,7 @@ impl GatewayModel {
             }
         }
         for (id, o, p) in graph.each::<views::BackendTlsPolicy>() {
-            let ns = o.namespace.clone().unwrap_or_default();
+            let ns = o.namespace.as_deref().unwrap_or_default().to_string();
             let mut v = vec![cond(Type::Accepted, true, Reason::Accepted, "accepted")];
             let refs = p
                 .spec

@@ -74,7 +74,9 @@ fn fixtures() {
         let model = Model::compute(&graph, NOW);
         for e in &expects {
             let found = graph.iter().find(|(_, o)| {
-                o.kind.kind == e.kind && o.name == e.name && (e.namespace.is_none() || o.namespace == e.namespace)
+                o.kind.kind == e.kind
+                    && o.name == e.name
+                    && (e.namespace.is_none() || o.namespace.as_deref() == e.namespace.as_deref())
             });
             let Some((id, _)) = found else {
                 failures.push(format!("{name}: {}/{} not loaded", e.kind, e.name));

@@ -317,27 +317,62 @@ pub struct Source {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FileRef(Arc<FileAt>);
 
+/// A file's name and its place in a checkout, in one buffer: the name, then the path in the checkout unless
+/// the name ends with it (as it does for every file below a linted checkout's root).
 #[derive(Debug, PartialEq, Eq)]
 struct FileAt {
-    file: Option<Box<str>>,
-    repo_path: Option<(usize, Box<str>)>,
+    text: Box<str>,
+    /// Length of the name in `text`; [`FileAt::NONE`] when there is no file.
+    file_len: u32,
+    /// Where the path in the checkout starts in `text`.
+    rel_start: u32,
+    /// The checkout (index into the inventory's repos); [`FileAt::NONE`] when not placed.
+    repo: u32,
+}
+
+impl FileAt {
+    const NONE: u32 = u32::MAX;
+
+    fn new(file: Option<&str>, repo_path: Option<(usize, &str)>) -> FileAt {
+        let at = |n: usize| u32::try_from(n).unwrap_or(FileAt::NONE - 1);
+        let name = file.unwrap_or("");
+        let mut text = String::from(name);
+        let (repo, rel_start) = match repo_path {
+            None => (FileAt::NONE, 0),
+            Some((r, rel)) if name.ends_with(rel) => (at(r), name.len() - rel.len()),
+            Some((r, rel)) => {
+                text.push_str(rel);
+                (at(r), name.len())
+            }
+        };
+        let file_len = if file.is_some() { at(name.len()) } else { FileAt::NONE };
+        FileAt { text: text.into_boxed_str(), file_len, rel_start: at(rel_start), repo }
+    }
+
+    fn file(&self) -> Option<&str> {
+        (self.file_len != FileAt::NONE).then(|| &self.text[..self.file_len as usize])
+    }
+
+    fn repo_path(&self) -> Option<(usize, &str)> {
+        (self.repo != FileAt::NONE).then(|| (self.repo as usize, &self.text[self.rel_start as usize..]))
+    }
 }
 
 impl FileRef {
     /// The file `name` (relative to the path named on the command line where possible; `-` for stdin), not
     /// placed in a checkout.
     pub fn new(name: &str) -> FileRef {
-        FileRef(Arc::new(FileAt { file: Some(name.into()), repo_path: None }))
+        FileRef(Arc::new(FileAt::new(Some(name), None)))
     }
 
     /// The same file placed at `repo_path` (see [`Source::repo_path`]).
     pub fn placed(&self, repo_path: Option<(usize, &str)>) -> FileRef {
-        FileRef(Arc::new(FileAt { file: self.0.file.clone(), repo_path: repo_path.map(|(r, p)| (r, p.into())) }))
+        FileRef(Arc::new(FileAt::new(self.0.file(), repo_path)))
     }
 
     /// The file's name (`""` for a place with no file).
     pub fn name(&self) -> &str {
-        self.0.file.as_deref().unwrap_or("")
+        self.0.file().unwrap_or("")
     }
 
     /// Whether `self` and `other` are one shared file (not only equal).
@@ -356,13 +391,13 @@ struct Origin {
 impl Source {
     /// The file, relative to the path named on the command line where possible; `-` for stdin.
     pub fn file(&self) -> Option<&str> {
-        self.at.as_ref()?.0.file.as_deref()
+        self.at.as_ref()?.0.file()
     }
 
     /// The linted checkout the file belongs to (index into the inventory's repos) and the file's path
     /// relative to its root.
     pub fn repo_path(&self) -> Option<(usize, &str)> {
-        self.at.as_ref()?.0.repo_path.as_ref().map(|(r, p)| (*r, &**p))
+        self.at.as_ref()?.0.repo_path()
     }
 
     /// The shared file (to give the other objects of the file).
@@ -377,17 +412,15 @@ impl Source {
 
     /// Sets the file (its place in a checkout kept).
     pub fn set_file(&mut self, file: Option<&str>) {
-        let repo_path = self.at.as_ref().and_then(|a| a.0.repo_path.clone());
-        self.at = (file.is_some() || repo_path.is_some())
-            .then(|| FileRef(Arc::new(FileAt { file: file.map(Into::into), repo_path })));
+        let repo_path = self.repo_path();
+        self.at = (file.is_some() || repo_path.is_some()).then(|| FileRef(Arc::new(FileAt::new(file, repo_path))));
     }
 
     /// Sets the place in a checkout (the file kept). Objects of one file share a place:
     /// [`FileRef::placed`] gives it once.
     pub fn set_repo_path(&mut self, repo_path: Option<(usize, &str)>) {
-        let file = self.at.as_ref().and_then(|a| a.0.file.clone());
-        self.at = (file.is_some() || repo_path.is_some())
-            .then(|| FileRef(Arc::new(FileAt { file, repo_path: repo_path.map(|(r, p)| (r, p.into())) })));
+        let file = self.file();
+        self.at = (file.is_some() || repo_path.is_some()).then(|| FileRef(Arc::new(FileAt::new(file, repo_path))));
     }
 
     /// For objects read from a cluster: the cluster or context name.
@@ -613,6 +646,16 @@ mod tests {
         s.set_file_ref(Some(placed.clone()));
         assert_eq!((s.file(), s.repo_path()), (Some("x.yaml"), Some((0, "dir/x.yaml"))));
         assert_eq!(at.name(), "x.yaml");
+        // The path in the checkout is the name's tail, or not; either is given back whole.
+        for (file, rel) in
+            [("apps/x.yaml", "apps/x.yaml"), ("./apps/x.yaml", "apps/x.yaml"), ("../a/x.yaml", "b/x.yaml")]
+        {
+            let placed = FileRef::new(file).placed(Some((1, rel)));
+            s.set_file_ref(Some(placed));
+            assert_eq!((s.file(), s.repo_path()), (Some(file), Some((1, rel))));
+        }
+        s.set_file(Some(""));
+        assert_eq!((s.file(), s.repo_path()), (Some(""), Some((1, "b/x.yaml"))));
     }
 
     #[test]

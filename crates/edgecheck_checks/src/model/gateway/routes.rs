@@ -7,6 +7,9 @@ type Resolved = Result<(), (Reason, String)>;
 
 impl GatewayModel {
     pub(super) fn routes(&mut self, graph: &Graph, slots: &HashMap<ObjId, Vec<Slot>>) {
+        // Routes name their parents alike (every route of a team the one Gateway's `https` listener): one
+        // copy of each parentRef is shared by the conditions of all (#17).
+        let mut parents: std::collections::HashSet<std::sync::Arc<ParentKey>> = std::collections::HashSet::new();
         for (rid, ro, r) in graph.each::<views::Route>() {
             let rns = ro.namespace.clone().unwrap_or_default();
             let kind = ro.kind.kind.as_str();
@@ -31,7 +34,15 @@ impl GatewayModel {
             let edges: Vec<_> = graph.edges_from_kind(rid, edgecheck_core::EdgeKind::ParentRef).collect();
             let mut v = Vec::new();
             for (pi, p) in r.spec.parent_refs.iter().enumerate() {
-                let pk = std::sync::Arc::new(parent_key(p));
+                let key = parent_key(p);
+                let pk = match parents.get(&key) {
+                    Some(shared) => shared.clone(),
+                    None => {
+                        let new = std::sync::Arc::new(key);
+                        parents.insert(new.clone());
+                        new
+                    }
+                };
                 let field = format!("spec.parentRefs[{pi}]");
                 let edge = edges.iter().find(|e| e.field == field);
                 let Some(edge) = edge else { continue }; // not a Gateway/ListenerSet parent (mesh, ...)

@@ -432,7 +432,11 @@ fn secret_delivery(b: &mut Builder<'_>, cx: &PathIndex<'_>, workloads: &[usize],
             seen.push(s);
             let to = match graph.find(edgecheck_core::kind::K::SECRET, ns.as_deref(), s) {
                 Some(id) => Target::Found(id),
-                None => Target::Missing(Box::new(ObjectRef::new(edgecheck_core::kind::K::SECRET, ns.as_deref(), s))),
+                None => Target::Missing(std::sync::Arc::new(ObjectRef::new(
+                    edgecheck_core::kind::K::SECRET,
+                    ns.as_deref(),
+                    s,
+                ))),
             };
             let n = b.target(Role::Secret, Layer::Secrets, Branch::Secrets, w, &to, "");
             producers(b, cx, n, ns.as_deref(), s, t);

@@ -89,4 +89,30 @@ mod tests {
         let cases = crate::test_support::run_layer_fixtures("tls");
         crate::test_support::assert_coverage("tls", &cases);
     }
+
+    /// References that find nothing share one copy of what they name (a repository's every Certificate
+    /// names the one ClusterIssuer, #17); different names are different copies.
+    #[test]
+    fn missing_references_to_one_object_share_it() {
+        let cert = |name: &str, issuer: &str| {
+            format!(
+                "apiVersion: cert-manager.io/v1\nkind: Certificate\nmetadata: {{name: {name}, namespace: a}}\nspec:\n  \
+                 secretName: {name}-tls\n  dnsNames: [{name}.example.com]\n  issuerRef: {{name: {issuer}, kind: ClusterIssuer}}\n"
+            )
+        };
+        let text = [cert("x", "le"), cert("y", "le"), cert("z", "other")].join("---\n");
+        let (g, _, _) = crate::test_support::graph_and_pki("t.yaml", &text);
+        let issuer = |name: &str| {
+            let id = g.find(edgecheck_core::kind::K::CERTIFICATE, Some("a"), name).expect("certificate");
+            match &g.edges_from_kind(id, edgecheck_core::EdgeKind::Issuer).next().expect("issuer edge").to {
+                edgecheck_core::Target::Missing(r) => r.clone(),
+                other => panic!("{other:?}"),
+            }
+        };
+        let (x, y, z) = (issuer("x"), issuer("y"), issuer("z"));
+        assert!(std::sync::Arc::ptr_eq(&x, &y));
+        assert_eq!((x.kind.as_str(), x.name.as_str()), ("ClusterIssuer", "le"));
+        assert!(!std::sync::Arc::ptr_eq(&x, &z));
+        assert_eq!(z.name, "other");
+    }
 }

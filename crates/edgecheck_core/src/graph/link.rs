@@ -171,7 +171,7 @@ impl Graph {
         }
         let to = match self.find(k, ns, name) {
             Some(id) => Target::Found(id),
-            None => Target::Missing(Box::new(ObjectRef::new(k, ns, name))),
+            None => Target::Missing(self.missing(ObjectRef::new(k, ns, name))),
         };
         Some(self.push_edge(Edge::new(from, kind, to, field)))
     }
@@ -191,7 +191,7 @@ impl Graph {
         let dynamic = Kind { group: group.into(), kind: k.into() };
         let to = match self.find_kind(&dynamic, ns, name) {
             Some(t) => Target::Found(t),
-            None => Target::Missing(Box::new(ObjectRef {
+            None => Target::Missing(self.missing(ObjectRef {
                 api_version: Some(if group.is_empty() { "v1".into() } else { group.to_string() }),
                 kind: k.to_string(),
                 namespace: ns.map(str::to_string),
@@ -199,6 +199,16 @@ impl Graph {
             })),
         };
         self.push_edge(Edge::new(from, kind, to, field));
+    }
+
+    /// The shared copy of a reference that finds nothing.
+    fn missing(&mut self, r: ObjectRef) -> std::sync::Arc<ObjectRef> {
+        if let Some(shared) = self.missing_refs.get(&r) {
+            return shared.clone();
+        }
+        let shared = std::sync::Arc::new(r);
+        self.missing_refs.insert(shared.clone());
+        shared
     }
 
     pub(super) fn push_edge(&mut self, e: Edge) -> usize {
@@ -235,6 +245,7 @@ impl Graph {
         self.inn = Adjacency::build(n, &inn);
         // The graph is held for the whole run: the room the vector grew into is given back.
         self.edges.shrink_to_fit();
+        self.missing_refs = Default::default();
     }
 
     /// [`Graph::each`] over views lent out of the graph.
@@ -594,7 +605,7 @@ impl Graph {
             let sns = s.namespace.as_deref().map(str::to_string).or(ns);
             let to = match self.find_kind(&kind, sns.as_deref(), &s.name) {
                 Some(t) => Target::Found(t),
-                None => Target::Missing(Box::new(ObjectRef {
+                None => Target::Missing(self.missing(ObjectRef {
                     api_version: s.api_version.as_deref().map(str::to_string),
                     kind: s.kind.to_string(),
                     namespace: sns,

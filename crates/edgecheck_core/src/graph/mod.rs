@@ -23,8 +23,9 @@ pub struct ObjId(pub usize);
 pub enum Target {
     /// The object is in the inventory.
     Found(ObjId),
-    /// It is not: here is what was named (boxed: most edges are found, and an edge is held per reference).
-    Missing(Box<ObjectRef>),
+    /// It is not: here is what was named (shared: most edges are found, and the references that miss
+    /// often name one object, as every Certificate of a repository names its ClusterIssuer; #17).
+    Missing(std::sync::Arc<ObjectRef>),
 }
 
 impl Target {
@@ -229,6 +230,8 @@ pub struct Graph {
     managed: Adjacency,
     /// The Applications that manage each object, in the order they were found.
     managers: Adjacency,
+    /// While linking: one copy of each reference that finds nothing ([`Target::Missing`]).
+    missing_refs: std::collections::HashSet<std::sync::Arc<ObjectRef>>,
     producers: HashMap<(crate::value::Str, crate::value::Str), Vec<ObjId>>,
     /// Services that operator objects in the inputs will create, by (namespace, name).
     service_producers: HashMap<(crate::value::Str, crate::value::Str), Vec<ObjId>>,
@@ -441,6 +444,7 @@ impl Graph {
             inn: Adjacency::default(),
             managed: Adjacency::default(),
             managers: Adjacency::default(),
+            missing_refs: Default::default(),
             producers: HashMap::new(),
             service_producers: HashMap::new(),
             grants: HashMap::new(),

@@ -76,7 +76,7 @@ impl ApplicationOutOfSync {
             let fix = if only_eso {
                 "write the fields External Secrets defaults in Git (deletionPolicy, conversionStrategy, decodingStrategy, \
                  metadataPolicy, template engineVersion/mergePolicy) or ignore them with RespectIgnoreDifferences=true"
-            } else if app.spec.sync_policy.as_ref().is_some_and(|p| p.automated.is_some()) {
+            } else if app.spec.sync_policy.as_ref().and_then(|p| p.automated).is_some_and(|a| a.on()) {
                 "read `argocd app diff`: write live changes back to Git, or ignore fields a controller or webhook sets"
             } else {
                 "read `argocd app diff`, then sync (the Application has no automated sync) or write live changes back to Git"

@@ -33,12 +33,7 @@ impl IgnoreDifferencesNotRespected {
                 continue;
             }
             // `automated: {}` is enabled; `automated: {enabled: false}` (Argo CD 3.x) and null are not.
-            let automated = app
-                .spec
-                .sync_policy
-                .as_ref()
-                .and_then(|p| p.automated.as_ref())
-                .is_some_and(|a| !a.is_null() && a.get("enabled").and_then(Value::as_bool) != Some(false));
+            let automated = app.spec.sync_policy.as_ref().and_then(|p| p.automated).is_some_and(|a| a.on());
             if !automated || app.spec.has_sync_option("RespectIgnoreDifferences=true") {
                 continue;
             }

@@ -98,10 +98,32 @@ pub struct AppDestination {
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct SyncPolicy {
-    /// Automated sync (kept raw).
-    pub automated: Option<Value>,
+    /// Automated sync, when set (not null).
+    pub automated: Option<Automated>,
     /// Sync options.
     pub sync_options: Vec<Str>,
+}
+
+/// `syncPolicy.automated`: what is read of it (a map of a few flags was held as a tree for every
+/// Application, #17).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Automated {
+    /// `enabled` (Argo CD 3.x), when written as a boolean.
+    pub enabled: Option<bool>,
+}
+
+impl Automated {
+    /// Whether automated sync is on: `automated: {}` is, `automated: {enabled: false}` is not.
+    pub fn on(&self) -> bool {
+        self.enabled != Some(false)
+    }
+}
+
+impl<'de> Deserialize<'de> for Automated {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let v = Value::deserialize(d)?;
+        Ok(Automated { enabled: v.get("enabled").and_then(Value::as_bool) })
+    }
 }
 
 /// Application status: sync, health, conditions, the last operation, the managed resources.
@@ -202,5 +224,26 @@ impl AppResourceStatus {
     /// Whether the entry is a child Argo CD Application (app-of-apps).
     pub fn is_application(&self) -> bool {
         self.kind == "Application" && self.group.as_deref().is_none_or(|g| g.is_empty() || g == "argoproj.io")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn automated_sync_is_on_unless_disabled() {
+        let policy = |json: &str| {
+            let v: Value = serde_json::from_str(json).unwrap();
+            let doc = crate::doc::Doc::new(&v);
+            SyncPolicy::deserialize(doc.root()).unwrap().automated.map(|a| a.on())
+        };
+        assert_eq!(policy(r#"{"automated": {}}"#), Some(true));
+        assert_eq!(policy(r#"{"automated": {"prune": true, "selfHeal": true}}"#), Some(true));
+        assert_eq!(policy(r#"{"automated": {"enabled": true}}"#), Some(true));
+        assert_eq!(policy(r#"{"automated": {"enabled": false}}"#), Some(false));
+        assert_eq!(policy(r#"{"automated": {"enabled": "no"}}"#), Some(true), "only a boolean disables it");
+        assert_eq!(policy(r#"{"automated": null}"#), None);
+        assert_eq!(policy(r#"{"syncOptions": ["CreateNamespace=true"]}"#), None);
     }
 }

@@ -364,6 +364,11 @@ impl Diagnosis {
         self.causes.shrink_to_fit();
         self.also.shrink_to_fit();
         self.claims.shrink_to_fit();
+        // Formatted text is written into room that grows by doubling: held for every host, it is given back.
+        self.summary.shrink_to_fit();
+        self.claims.iter_mut().for_each(String::shrink_to_fit);
+        self.target.target.shrink_to_fit();
+        self.target.host.shrink_to_fit();
     }
 
     /// Moves every finding index by `by`: the diagnosis of findings that now follow `by` others in one list
@@ -436,10 +441,12 @@ pub(crate) fn diagnose_all(graph: &Graph, model: &Model, cx: &PathIndex<'_>, fin
     let hosts = cx.claims.claimed_hosts();
     let index = root::FindingIndex::build(findings);
     let inputs = Inputs { graph, model, cx, findings, index: &index };
-    let mut out: Vec<Diagnosis> = hosts
+    // A slot per host, written in place: a filtered parallel collect gathers pieces and copies them into
+    // the result, both held at once at the end of the largest phase of a large lint (#17).
+    let slots: Vec<Option<Diagnosis>> = hosts
         .par_iter()
-        .filter_map(|h| cx.claims.host_claimed(h))
-        .map(|(t, claims)| {
+        .map(|h| {
+            let (t, claims) = cx.claims.host_claimed(h)?;
             let mut d = one_verdict(&inputs, &t, &claims, None);
             if d.verdict == Verdict::Ok {
                 // A healthy host is listed, not drawn: its path is what `trace` shows. Dropped, not cleared:
@@ -447,9 +454,12 @@ pub(crate) fn diagnose_all(graph: &Graph, model: &Model, cx: &PathIndex<'_>, fin
                 d.nodes = Vec::new();
             }
             d.shrink_to_fit();
-            d
+            Some(d)
         })
         .collect();
+    // `filter_map` (not `flatten`) keeps the buffer: the result is the slots' vector, emptied ones closed up.
+    #[expect(clippy::filter_map_identity, reason = "flatten collects into a new vector; this reuses the slots'")]
+    let mut out: Vec<Diagnosis> = slots.into_iter().filter_map(|d| d).collect();
     out.sort_by(|a, b| (a.verdict, &a.target.host, a.target.port).cmp(&(b.verdict, &b.target.host, b.target.port)));
     out
 }

@@ -172,7 +172,8 @@ fn cond(
     reason: Reason,
     message: impl Into<std::borrow::Cow<'static, str>>,
 ) -> ExpectedCondition {
-    ExpectedCondition { parent: None, listener: None, condition_type: t, status, reason, message: message.into() }
+    let message = super::health::fitted(message.into());
+    ExpectedCondition { parent: None, listener: None, condition_type: t, status, reason, message }
 }
 
 fn lcond(

@@ -61,7 +61,7 @@ struct Source {
     route: ObjId,
     kind: RouteKind,
     /// Host pattern; `None` matches every host.
-    host: Option<String>,
+    host: Option<edgecheck_core::Str>,
 }
 
 /// Whether a claim takes the request: a Gateway API route only through a listener on the target's port
@@ -75,7 +75,8 @@ pub struct ClaimIndex<'g> {
     graph: &'g Graph,
     model: &'g Model,
     sources: Vec<Source>,
-    exact: HashMap<String, Vec<usize>>,
+    /// Held while the hosts are diagnosed: keys inline (hosts fit in a `Str`), not a string each (#17).
+    exact: HashMap<edgecheck_core::Str, Vec<usize>>,
     loose: Vec<usize>,
     /// Per Ingress, its rules by exact host and the others (wildcard, hostless): a claim reads only the
     /// rules that can match, not every rule of an Ingress with thousands of them for every host.
@@ -211,17 +212,17 @@ impl<'g> ClaimIndex<'g> {
         for host in hosts {
             let i = self.sources.len();
             match &host {
-                Some(h) if !h.contains('*') => self.exact.entry(h.clone()).or_default().push(i),
+                Some(h) if !h.contains('*') => self.exact.entry(h.as_str().into()).or_default().push(i),
                 _ => self.loose.push(i),
             }
-            self.sources.push(Source { route, kind, host });
+            self.sources.push(Source { route, kind, host: host.map(Into::into) });
         }
     }
 
     /// The claims on `t`, best first (exact host, then longest path).
     pub fn claims(&self, t: &TraceTarget) -> Vec<Claim> {
         let mut routes: Vec<(ObjId, RouteKind)> = Vec::new();
-        let exact = self.exact.get(&t.host).map_or(&[][..], Vec::as_slice);
+        let exact = self.exact.get(t.host.as_str()).map_or(&[][..], Vec::as_slice);
         for &i in exact.iter().chain(&self.loose) {
             let s = &self.sources[i];
             if s.host.as_deref().is_some_and(|p| !pattern_matches(p, &t.host, s.kind == RouteKind::Ingress)) {
@@ -264,7 +265,7 @@ impl<'g> ClaimIndex<'g> {
 
     /// The exact hosts claims name, sorted.
     pub fn claimed_hosts(&self) -> Vec<&str> {
-        let mut hosts: Vec<&str> = self.exact.keys().map(String::as_str).collect();
+        let mut hosts: Vec<&str> = self.exact.keys().map(|h| h.as_str()).collect();
         hosts.sort_unstable();
         hosts
     }

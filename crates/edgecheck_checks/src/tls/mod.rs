@@ -90,6 +90,28 @@ mod tests {
         crate::test_support::assert_coverage("tls", &cases);
     }
 
+    /// Objects are counted per kind and namespace (numbered namespaces, counts found by binary search).
+    #[test]
+    fn objects_are_counted_by_kind_and_namespace() {
+        let obj = |kind: &str, ns: &str, name: &str| {
+            format!("apiVersion: v1\nkind: {kind}\nmetadata: {{name: {name}, namespace: {ns}}}\n")
+        };
+        let text = [
+            obj("Secret", "b", "s1"),
+            obj("ConfigMap", "a", "c1"),
+            obj("Secret", "a", "s2"),
+            obj("Secret", "b", "s3"),
+            obj("ConfigMap", "c", "c2"),
+        ]
+        .join("---\n");
+        let (g, _, _) = crate::test_support::graph_and_pki("t.yaml", &text);
+        use edgecheck_core::kind::K;
+        let count = |k: K, ns: &str| g.count_in_namespace(k, ns);
+        assert_eq!((count(K::SECRET, "a"), count(K::SECRET, "b"), count(K::SECRET, "c")), (1, 2, 0));
+        assert_eq!((count(K::CONFIG_MAP, "a"), count(K::CONFIG_MAP, "b"), count(K::CONFIG_MAP, "c")), (1, 0, 1));
+        assert_eq!((count(K::SECRET, "nowhere"), count(K::SERVICE, "a")), (0, 0));
+    }
+
     /// References that find nothing share one copy of what they name (a repository's every Certificate
     /// names the one ClusterIssuer, #17); different names are different copies.
     #[test]

@@ -219,7 +219,11 @@ pub struct Graph {
     by_kind: HashMap<Kind, Vec<ObjId>>,
     /// Objects of each kind per namespace (namespaces inline: a String each was 100,000 allocations at
     /// 100k objects).
-    ns_count: HashMap<Kind, HashMap<crate::value::Str, u32>>,
+    ns_count: HashMap<Kind, Vec<(u32, u32)>>,
+    /// Each namespace objects are in, numbered for `ns_count`: per kind, (namespace number, objects) sorted
+    /// by number (a map of names per kind was most of the graph's indexes for a repository of an app per
+    /// namespace, #17).
+    namespaces: HashMap<crate::value::Str, u32>,
     edges: Vec<Edge>,
     /// Edges from each object (indexes into `edges`), in the order they were added.
     out: Adjacency,
@@ -437,6 +441,7 @@ impl Graph {
             index_collisions: HashMap::new(),
             by_kind: HashMap::new(),
             ns_count: HashMap::new(),
+            namespaces: HashMap::new(),
             // About one reference per object is usual; a vector grown by doubling from empty is copied
             // into ever larger fresh allocations.
             edges: Vec::with_capacity(objects.len()),
@@ -457,6 +462,7 @@ impl Graph {
             app_dirs,
             objects,
         };
+        let mut in_namespaces: HashMap<Kind, Vec<u32>> = HashMap::new();
         // Copies a build applies are indexed first: of several copies, the applied one answers references.
         let mut order: Vec<usize> = (0..g.objects.len()).collect();
         order.sort_by_key(|&i| !applied[i]);
@@ -495,17 +501,33 @@ impl Graph {
                 }
             }
             if let Some(ns) = &o.namespace {
-                let per_ns = match g.ns_count.get_mut(&o.kind) {
-                    Some(m) => m,
-                    None => g.ns_count.entry(Kind::clone(&o.kind)).or_default(),
-                };
-                match per_ns.get_mut(ns.as_str()) {
-                    Some(n) => *n += 1,
+                let n = match g.namespaces.get(ns.as_str()) {
+                    Some(n) => *n,
                     None => {
-                        per_ns.insert(ns.as_str().into(), 1);
+                        let n = u32::try_from(g.namespaces.len()).unwrap_or(u32::MAX);
+                        g.namespaces.insert(ns.clone(), n);
+                        n
+                    }
+                };
+                match in_namespaces.get_mut(&o.kind) {
+                    Some(ns) => ns.push(n),
+                    None => {
+                        in_namespaces.insert(Kind::clone(&o.kind), vec![n]);
                     }
                 }
             }
+        }
+        for (kind, mut ns) in in_namespaces {
+            ns.sort_unstable();
+            let mut counts: Vec<(u32, u32)> = Vec::new();
+            for n in ns {
+                match counts.last_mut() {
+                    Some((last, c)) if *last == n => *c += 1,
+                    _ => counts.push((n, 1)),
+                }
+            }
+            counts.shrink_to_fit();
+            g.ns_count.insert(kind, counts);
         }
         // Load order within each kind, as `ids` promises.
         g.by_kind.values_mut().for_each(|ids| ids.sort_unstable());

@@ -65,9 +65,7 @@ impl Graph {
             return Some(crate::Severity::Error);
         }
         let manages = if kind.namespaced() {
-            namespace.is_some_and(|ns| {
-                !self.renders_unseen(ns) && self.ns_count.get(kind).and_then(|m| m.get(ns)).copied().unwrap_or(0) > 0
-            })
+            namespace.is_some_and(|ns| !self.renders_unseen(ns) && self.in_namespace(kind, ns) > 0)
         } else {
             !self.ids_of(kind).is_empty()
         };
@@ -149,7 +147,12 @@ impl Graph {
 
     /// Number of objects of kind `k` in `namespace`.
     pub fn count_in_namespace(&self, k: K, namespace: &str) -> usize {
-        self.ns_count.get(&k.to_kind()).and_then(|m| m.get(namespace)).map_or(0, |n| *n as usize)
+        self.in_namespace(&k.to_kind(), namespace) as usize
+    }
+
+    fn in_namespace(&self, kind: &Kind, namespace: &str) -> u32 {
+        let (Some(n), Some(counts)) = (self.namespaces.get(namespace), self.ns_count.get(kind)) else { return 0 };
+        counts.binary_search_by_key(n, |&(m, _)| m).map_or(0, |i| counts[i].1)
     }
 
     /// Whether the object's namespace was written in its manifest (not defaulted).

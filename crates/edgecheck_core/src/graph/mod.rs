@@ -517,18 +517,21 @@ impl Graph {
                 }
             }
         }
-        for (kind, mut ns) in in_namespaces {
-            ns.sort_unstable();
-            let mut counts: Vec<(u32, u32)> = Vec::new();
-            for n in ns {
-                match counts.last_mut() {
-                    Some((last, c)) if *last == n => *c += 1,
-                    _ => counts.push((n, 1)),
+        g.ns_count = in_namespaces
+            .into_iter()
+            .map(|(kind, mut ns)| {
+                ns.sort_unstable();
+                let mut counts: Vec<(u32, u32)> = Vec::new();
+                for n in ns {
+                    match counts.last_mut() {
+                        Some((last, c)) if *last == n => *c += 1,
+                        _ => counts.push((n, 1)),
+                    }
                 }
-            }
-            counts.shrink_to_fit();
-            g.ns_count.insert(kind, counts);
-        }
+                counts.shrink_to_fit();
+                (kind, counts)
+            })
+            .collect();
         // Load order within each kind, as `ids` promises.
         g.by_kind.values_mut().for_each(|ids| ids.sort_unstable());
         for &id in g.by_kind.get(&K::REFERENCE_GRANT.to_kind()).into_iter().flatten() {

@@ -151,6 +151,10 @@ struct Adjacency {
 impl Adjacency {
     /// From (object, edge) pairs, each object's edges in the order of `pairs`.
     fn build(objects: usize, pairs: &[(u32, u32)]) -> Adjacency {
+        // No pairs (no builds, no Applications): nothing held, not an offset per object.
+        if pairs.is_empty() {
+            return Adjacency::default();
+        }
         let mut starts = vec![0u32; objects + 1];
         for &(o, _) in pairs {
             starts[o as usize + 1] += 1;

@@ -79,7 +79,8 @@ impl Stored {
         source.set_file(self.file.as_deref());
         source.set_repo_path(self.repo_path.as_ref().map(|(r, p)| (*r, p.as_str())));
         source.line = self.line;
-        source.lines = Some(LineTable::from_entries(self.lines));
+        // An object stored without line positions (rendered, not mapped to a file) reads back without a table.
+        source.lines = (!self.lines.is_empty()).then(|| LineTable::from_entries(self.lines));
         source.root = self.root;
         source.set_build(self.build.map(Arc::from));
         Object {

@@ -133,15 +133,7 @@ fn one(
     source.line = Some(line);
     source.lines = Some(lines.clone());
     source.root = root;
-    let obj = Object {
-        kind: ObjKind::new(&api_version, kind),
-        namespace: namespace.map(Into::into),
-        name: name.into(),
-        value: Doc::default(),
-        source,
-        secret: None,
-    };
-    out.push(with_value(obj, value, problems));
+    out.push(held(ObjKind::new(&api_version, kind), namespace.as_deref(), &name, source, value, problems));
 }
 
 /// API groups of configuration files for tools and nodes, which share the manifest shape but are never
@@ -264,22 +256,29 @@ pub fn object_from_live_value(cluster: &Arc<str>, value: Value, problems: &mut V
     let mut source = Source::default();
     source.root = LineTable::ROOT;
     source.set_cluster(Some(cluster.clone()));
-    let obj = Object {
-        kind: ObjKind::new(&api_version, kind),
+    Some(held(ObjKind::new(&api_version, kind), namespace.as_deref(), &name, source, value, problems))
+}
+
+/// The object as every object is held, whether read from a file or a cluster: a Secret summarised and its
+/// values removed, and without the bulk no check reads (`metadata.managedFields`, and the
+/// `last-applied-configuration` annotation: a second copy of the whole object, which a dump of a cluster
+/// carries on everything `kubectl apply` wrote).
+fn held(
+    kind: ObjKind,
+    namespace: Option<&str>,
+    name: &str,
+    source: Source,
+    mut value: Value,
+    problems: &mut Vec<LoadProblem>,
+) -> Object {
+    let mut obj = Object {
+        kind,
         namespace: namespace.map(Into::into),
         name: name.into(),
         value: Doc::default(),
         source,
         secret: None,
     };
-    Some(with_value(obj, value, problems))
-}
-
-/// Gives `obj` its value, as every object is held whether read from a file or a cluster: a Secret
-/// summarised and its values removed, and without the bulk no check reads (`metadata.managedFields`, and
-/// the `last-applied-configuration` annotation: a second copy of the whole object, which a dump of a
-/// cluster carries on everything `kubectl apply` wrote).
-fn with_value(mut obj: Object, mut value: Value, problems: &mut Vec<LoadProblem>) -> Object {
     if let Some(Value::Object(meta)) = value.get_mut("metadata") {
         meta.remove("managedFields");
         if let Some(Value::Object(a)) = meta.get_mut("annotations") {

@@ -85,3 +85,30 @@ impl ApplicationOutOfSync {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The fix follows the sync policy: automated sync on (`{}`) asks to write live changes back;
+    /// `automated: {enabled: false}` (Argo CD 3.x) and no `automated` ask for a sync.
+    #[test]
+    fn the_fix_reads_whether_automated_sync_is_on() {
+        let fix = |policy: &str| {
+            let text = format!(
+                "apiVersion: argoproj.io/v1alpha1\nkind: Application\nmetadata: {{name: a, namespace: argocd}}\n\
+                 spec: {{syncPolicy: {policy}, destination: {{namespace: shop}}}}\n\
+                 status: {{sync: {{status: OutOfSync}}, resources: [{{version: v1, kind: Service, namespace: shop, name: web, status: OutOfSync}}]}}\n\
+                 # options: live\n"
+            );
+            let (g, o) = crate::test_support::graph_from_text("t.yaml", &text);
+            let found = crate::test_support::run_check(&ApplicationOutOfSync, &g, &o);
+            assert_eq!(found.len(), 1, "{policy}: {found:?}");
+            found[0].fix.clone().unwrap_or_default()
+        };
+        assert!(fix("{automated: {}}").contains("write live changes back"), "{}", fix("{automated: {}}"));
+        for off in ["{automated: {enabled: false}}", "{syncOptions: [CreateNamespace=true]}"] {
+            assert!(fix(off).contains("has no automated sync"), "{off}: {}", fix(off));
+        }
+    }
+}

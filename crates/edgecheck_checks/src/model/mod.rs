@@ -139,3 +139,14 @@ impl Model {
         self.health.get(id.0).and_then(Option::as_ref)
     }
 }
+
+/// A message held for as long as the model: formatted text gives back the room it grew into (#17).
+pub(crate) fn fitted(message: std::borrow::Cow<'static, str>) -> std::borrow::Cow<'static, str> {
+    match message {
+        std::borrow::Cow::Owned(mut s) => {
+            s.shrink_to_fit();
+            std::borrow::Cow::Owned(s)
+        }
+        m => m,
+    }
+}

@@ -172,7 +172,7 @@ fn cond(
     reason: Reason,
     message: impl Into<std::borrow::Cow<'static, str>>,
 ) -> ExpectedCondition {
-    let message = super::health::fitted(message.into());
+    let message = super::fitted(message.into());
     ExpectedCondition { parent: None, listener: None, condition_type: t, status, reason, message }
 }
 

@@ -133,18 +133,7 @@ pub(crate) fn health(
                 .unwrap_or_else(|| natural_layer(group, kind)),
         )
     };
-    Health { status, message: fitted(message.into()), layer, own }
-}
-
-/// A message held for as long as the model: formatted text gives back the room it grew into (#17).
-pub(crate) fn fitted(message: std::borrow::Cow<'static, str>) -> std::borrow::Cow<'static, str> {
-    match message {
-        std::borrow::Cow::Owned(mut s) => {
-            s.shrink_to_fit();
-            std::borrow::Cow::Owned(s)
-        }
-        m => m,
-    }
+    Health { status, message: super::fitted(message.into()), layer, own }
 }
 
 /// A string at a `/`-separated JSON pointer, `""` when absent.

@@ -14,12 +14,19 @@
 //! - an unsigned integer, or a negative one as `!i`: a LEB128 varint; a float: 8 bytes little-endian;
 //! - a string: shorter than [`SHORT_LIMIT`] bytes, the tag is [`SHORT`] plus its length; else a varint
 //!   length; then the UTF-8 bytes;
-//! - an array or a map: a varint count and a varint byte length of the body (so a lookup steps over a
-//!   sibling without reading it), then the body: the elements, or each key then its value. A key is a
-//!   varint: below `KEYS.len()` an index into [`KEYS`] (the field names manifests repeat on every
-//!   object), else its length plus `KEYS.len()` followed by its bytes.
+//! - an array or a map: a varint count word (the count shifted left one bit, the low bit set when a lines
+//!   block follows the body) and a varint byte length of the body (so a lookup steps over a sibling without
+//!   reading it), then the body: the elements, or each key then its value; then, if flagged, the lines
+//!   block's byte length and the block ([`LineCodes`]). A key is a varint: below `KEYS.len()` an index into
+//!   [`KEYS`] (the field names manifests repeat on every object), else its length plus `KEYS.len()`
+//!   followed by its bytes.
 //!
-//! Only [`Doc::new`] writes a buffer, and reading trusts what it wrote.
+//! A document read from a file carries the line of each field ([`Doc::with_lines`], [`Doc::line_at`]): each
+//! container's block holds its children's lines, two bits for most (#17: a separate table of path hashes and
+//! lines was 5 bytes a field, 12 MB of a 100k-object lint). The lines are written against a base, the
+//! object's first line, which follows the root node when the document has lines.
+//!
+//! Only [`Doc::new`] and [`Doc::with_lines`] write a buffer, and reading trusts what they wrote.
 
 use std::fmt;
 
@@ -27,6 +34,7 @@ use serde::de::{self, DeserializeSeed, IntoDeserializer, Visitor};
 use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::object::{LineTable, PathStep};
 use crate::value::{Error, Map, Number, Value};
 
 const NULL: u8 = 0;
@@ -264,41 +272,143 @@ fn put_body_len(out: &mut Vec<u8>, at: usize) {
     out.splice(at..at, len);
 }
 
-fn encode(v: &Value, out: &mut Vec<u8>) {
-    match v {
-        Value::Null => out.push(NULL),
-        Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
-        Value::Number(n) => {
-            if let Some(u) = n.as_u64() {
-                out.push(UINT);
-                put_varint(out, u);
-            } else if let Some(i) = n.as_i64() {
-                out.push(NEG);
-                put_varint(out, !i as u64);
-            } else {
-                out.push(FLOAT);
-                out.extend_from_slice(&n.as_f64().unwrap_or(0.0).to_le_bytes());
+/// Writes documents: the nodes, and, when a [`LineTable`] is given, each container's lines block.
+struct Writer<'t> {
+    out: Vec<u8>,
+    lines: Option<&'t LineTable>,
+    /// The (path hash, line) of the children of the containers being written, innermost last.
+    kids: Vec<(u64, Option<u32>)>,
+    /// A lines block was written.
+    lined: bool,
+}
+
+impl Writer<'_> {
+    /// Writes `v`, found at the hashed `path`; `base` is the line its children's are written against.
+    fn node(&mut self, v: &Value, path: u64, base: u32) {
+        let out = &mut self.out;
+        match v {
+            Value::Null => out.push(NULL),
+            Value::Bool(b) => out.push(if *b { TRUE } else { FALSE }),
+            Value::Number(n) => {
+                if let Some(u) = n.as_u64() {
+                    out.push(UINT);
+                    put_varint(out, u);
+                } else if let Some(i) = n.as_i64() {
+                    out.push(NEG);
+                    put_varint(out, !i as u64);
+                } else {
+                    out.push(FLOAT);
+                    out.extend_from_slice(&n.as_f64().unwrap_or(0.0).to_le_bytes());
+                }
             }
-        }
-        Value::String(s) => put_str(out, s),
-        Value::Array(a) => {
-            out.push(ARRAY);
-            put_varint(out, a.len() as u64);
-            let at = out.len();
-            a.iter().for_each(|x| encode(x, out));
-            put_body_len(out, at);
-        }
-        Value::Object(m) => {
-            out.push(OBJECT);
-            put_varint(out, m.len() as u64);
-            let at = out.len();
-            for (k, x) in m {
-                put_key(out, k);
-                encode(x, out);
+            Value::String(s) => put_str(out, s),
+            Value::Array(a) => {
+                let kids = (0..a.len()).map(|i| LineTable::index(path, i));
+                self.container(ARRAY, kids, base, |w, i, path, base| w.node(&a[i], path, base));
             }
-            put_body_len(out, at);
+            Value::Object(m) => {
+                let kids = m.keys().map(|k| LineTable::key(path, k));
+                // Children are written in order, one call each.
+                let mut entries = m.iter();
+                self.container(OBJECT, kids, base, |w, _, path, base| {
+                    if let Some((k, x)) = entries.next() {
+                        put_key(&mut w.out, k);
+                        w.node(x, path, base);
+                    }
+                });
+            }
         }
     }
+
+    /// Writes a container of `kids` (their path hashes, in order): its tag, its count word (the count shifted
+    /// left, its low bit set when a lines block follows the body), the body's length, the body (`child`
+    /// writes the child at an index), then the lines block ([`LineCodes`]).
+    fn container(
+        &mut self,
+        tag: u8,
+        kids: impl ExactSizeIterator<Item = u64>,
+        base: u32,
+        mut child: impl FnMut(&mut Self, usize, u64, u32),
+    ) {
+        let n = kids.len();
+        let mark = self.kids.len();
+        match self.lines {
+            Some(table) => self.kids.extend(kids.map(|h| (h, table.get(h)))),
+            None => self.kids.extend(std::iter::repeat_n((0, None), n)),
+        }
+        let lined = self.kids[mark..].iter().any(|k| k.1.is_some());
+        self.out.push(tag);
+        put_varint(&mut self.out, ((n as u64) << 1) | u64::from(lined));
+        let at = self.out.len();
+        for i in 0..n {
+            let (path, line) = self.kids[mark + i];
+            child(self, i, path, line.unwrap_or(base));
+        }
+        put_body_len(&mut self.out, at);
+        if lined {
+            self.lined = true;
+            let block = LineCodes::write(self.kids[mark..].iter().map(|k| k.1), base);
+            put_varint(&mut self.out, block.len() as u64);
+            self.out.extend_from_slice(&block);
+        }
+        self.kids.truncate(mark);
+    }
+}
+
+/// A container's lines block: two bits a child, four to a byte, then the varints the codes call for. Each
+/// child's line is read against the line before it (the last child's whose line is known, at first the
+/// container's base): code 0, not known; 1, the next line (a block mapping's keys); 2, the same line (a flow
+/// mapping's); 3, a zigzagged difference follows.
+struct LineCodes;
+
+impl LineCodes {
+    fn write(lines: impl ExactSizeIterator<Item = Option<u32>>, base: u32) -> Vec<u8> {
+        let mut codes = vec![0u8; lines.len().div_ceil(4)];
+        let mut rest = Vec::new();
+        let mut prev = i64::from(base);
+        for (i, line) in lines.enumerate() {
+            let code = match line.map(|l| i64::from(l) - prev) {
+                None => 0,
+                Some(1) => 1,
+                Some(0) => 2,
+                Some(d) => {
+                    put_varint(&mut rest, zigzag(d));
+                    3
+                }
+            };
+            if let Some(l) = line {
+                prev = i64::from(l);
+            }
+            codes[i / 4] |= code << ((i % 4) * 2);
+        }
+        codes.extend_from_slice(&rest);
+        codes
+    }
+
+    /// The line of the child at `i` of `n`, from `block`.
+    fn read(block: &[u8], n: usize, i: usize, base: u32) -> Option<u32> {
+        let mut at = n.div_ceil(4);
+        let mut prev = i64::from(base);
+        let mut line = None;
+        for j in 0..=i {
+            line = match (block[j / 4] >> ((j % 4) * 2)) & 3 {
+                0 => None,
+                1 => Some(prev + 1),
+                2 => Some(prev),
+                _ => Some(prev + unzigzag(varint(block, &mut at))),
+            };
+            prev = line.unwrap_or(prev);
+        }
+        line.and_then(|l| u32::try_from(l).ok())
+    }
+}
+
+fn zigzag(d: i64) -> u64 {
+    ((d << 1) ^ (d >> 63)) as u64
+}
+
+fn unzigzag(z: u64) -> i64 {
+    ((z >> 1) as i64) ^ -((z & 1) as i64)
 }
 
 /// An object's document, packed (see the module's documentation).
@@ -320,17 +430,118 @@ thread_local! {
 impl Doc {
     /// `v`, packed.
     pub fn new(v: &Value) -> Doc {
+        Doc::write(v, None, LineTable::ROOT, 0)
+    }
+
+    /// `v`, packed with the lines `lines` records for its fields: `v` sits at the hashed path `root` of the
+    /// document the table was made for (the root, or a `List`'s `items[i]`) and starts at line `base`.
+    pub fn with_lines(v: &Value, lines: &LineTable, root: u64, base: u32) -> Doc {
+        Doc::write(v, Some(lines), root, base)
+    }
+
+    fn write(v: &Value, lines: Option<&LineTable>, root: u64, base: u32) -> Doc {
         SCRATCH.with(|s| {
-            let mut buf = s.take();
-            buf.clear();
-            encode(v, &mut buf);
-            let doc = Doc(Box::from(&buf[..]));
+            let mut w = Writer { out: s.take(), lines, kids: Vec::new(), lined: false };
+            w.out.clear();
+            w.node(v, root, base);
+            // The base the root's children are written against follows the root, when any line was written.
+            if w.lined {
+                put_varint(&mut w.out, u64::from(base));
+            }
+            let doc = Doc(Box::from(&w.out[..]));
             // A very large document's room is not kept for the thread's life.
-            if buf.capacity() <= 1 << 20 {
-                s.replace(buf);
+            if w.out.capacity() <= 1 << 20 {
+                s.replace(w.out);
             }
             doc
         })
+    }
+
+    /// The line the root's children are written against, when the document has lines.
+    fn base(&self) -> Option<u32> {
+        let mut at = node_len(&self.0);
+        (at < self.0.len()).then(|| u32::try_from(varint(&self.0, &mut at)).unwrap_or(u32::MAX))
+    }
+
+    /// The line of the field at `path` (`spec.tls[0].secretName`,
+    /// `metadata.annotations["alb.ingress.kubernetes.io/listen-ports"]`; see [`LineTable::hash_path`]): `None`
+    /// when the field is not there, its line is not known, or `path` is empty.
+    pub fn line_at(&self, path: &str) -> Option<u32> {
+        let mut base = self.base()?;
+        let (mut node, mut line) = (self.root(), None);
+        for step in PathStep::parse(path) {
+            let (i, child) = match step {
+                PathStep::Key(k) => node.as_object()?.position(k)?,
+                PathStep::Index(i) => (i, node.as_array()?.get(i)?),
+            };
+            line = node.child_line(i, base);
+            base = line.unwrap_or(base);
+            node = child;
+        }
+        line
+    }
+
+    /// The (path hash, line) of every field whose line is known, paths hashed from [`LineTable::ROOT`] (to
+    /// write the document again with its lines: [`Doc::with_lines`] with these and [`Doc::line_base`]).
+    pub fn line_entries(&self) -> Vec<(u64, u32)> {
+        fn walk(node: ValueRef<'_>, path: u64, base: u32, out: &mut Vec<(u64, u32)>) {
+            let kids: Vec<(u64, ValueRef<'_>)> = if let Some(m) = node.as_object() {
+                m.iter().map(|(k, v)| (LineTable::key(path, k), v)).collect()
+            } else if let Some(a) = node.as_array() {
+                a.iter().enumerate().map(|(i, v)| (LineTable::index(path, i), v)).collect()
+            } else {
+                return;
+            };
+            for (i, (h, v)) in kids.into_iter().enumerate() {
+                let line = node.child_line(i, base);
+                if let Some(l) = line {
+                    out.push((h, l));
+                }
+                walk(v, h, line.unwrap_or(base), out);
+            }
+        }
+        let mut out = Vec::new();
+        if let Some(base) = self.base() {
+            walk(self.root(), LineTable::ROOT, base, &mut out);
+        }
+        out
+    }
+
+    /// The line the document's lines are written against ([`Doc::with_lines`]'s `base`), if it has lines.
+    pub fn line_base(&self) -> Option<u32> {
+        self.base()
+    }
+
+    /// This document with the lines of `from`'s fields at the same paths (a rendered object shown at the
+    /// object of its source it was made from).
+    pub fn relined(&self, from: &Doc) -> Doc {
+        match from.base() {
+            Some(base) => {
+                Doc::with_lines(&self.to_value(), &LineTable::from_entries(from.line_entries()), LineTable::ROOT, base)
+            }
+            None => self.without_lines(),
+        }
+    }
+
+    /// This document without its lines.
+    pub fn without_lines(&self) -> Doc {
+        if self.base().is_none() {
+            self.clone()
+        } else {
+            Doc::new(&self.to_value())
+        }
+    }
+
+    /// This document without the root's entry `key`, its other lines kept.
+    pub fn without(&self, key: &str) -> Doc {
+        let mut v = self.to_value();
+        if let Some(m) = v.as_object_mut() {
+            m.remove(key);
+        }
+        match self.base() {
+            Some(base) => Doc::with_lines(&v, &LineTable::from_entries(self.line_entries()), LineTable::ROOT, base),
+            None => Doc::new(&v),
+        }
     }
 
     /// The document's root.
@@ -479,9 +690,12 @@ fn node_len(b: &[u8]) -> usize {
             at + n
         }
         ARRAY | OBJECT => {
-            varint(b, &mut at);
-            let n = varsize(b, &mut at);
-            at + n
+            let word = varint(b, &mut at);
+            at += varsize(b, &mut at);
+            if word & 1 == 1 {
+                at += varsize(b, &mut at);
+            }
+            at
         }
         t => 1 + usize::from(t - SHORT),
     }
@@ -511,9 +725,24 @@ impl<'a> ValueRef<'a> {
             return None;
         }
         let mut at = 1;
-        let n = varsize(self.0, &mut at);
+        let n = varsize(self.0, &mut at) >> 1;
         let len = varsize(self.0, &mut at);
         Some((n, &self.0[at..at + len]))
+    }
+
+    /// The line of a container's child at `i`, its lines written against `base` (see [`Writer::container`]).
+    fn child_line(self, i: usize, base: u32) -> Option<u32> {
+        if !matches!(self.tag(), ARRAY | OBJECT) {
+            return None;
+        }
+        let mut at = 1;
+        let word = varint(self.0, &mut at);
+        at += varsize(self.0, &mut at);
+        if word & 1 == 0 || (word >> 1) <= i as u64 {
+            return None;
+        }
+        let len = varsize(self.0, &mut at);
+        LineCodes::read(&self.0[at..at + len], (word >> 1) as usize, i, base)
     }
 
     /// The value at a map key or array position.
@@ -764,10 +993,15 @@ impl<'a> MapRef<'a> {
 
     /// The value at `key`.
     pub fn get(self, key: &str) -> Option<ValueRef<'a>> {
+        self.position(key).map(|(_, v)| v)
+    }
+
+    /// The place of `key` among the entries, and its value.
+    fn position(self, key: &str) -> Option<(usize, ValueRef<'a>)> {
         // A key of the table is written as its index: compare indexes, not text.
         let interned = interned(key);
         let mut rest = self.body;
-        for _ in 0..self.n {
+        for i in 0..self.n {
             let mut at = 0;
             let k = varsize(rest, &mut at);
             let found = match interned {
@@ -778,7 +1012,7 @@ impl<'a> MapRef<'a> {
                 at += k - KEYS.len();
             }
             if found {
-                return Some(ValueRef(&rest[at..]));
+                return Some((i, ValueRef(&rest[at..])));
             }
             rest = &rest[at + node_len(&rest[at..])..];
         }
@@ -1241,5 +1475,109 @@ mod tests {
                 assert_eq!(ours.as_object().map(MapRef::len), theirs.and_then(Value::as_object).map(Map::len));
             }
         }
+    }
+
+    /// A table for `fields`: (textual path below `root`, line).
+    fn table(root: u64, fields: &[(&str, u32)]) -> LineTable {
+        let mut r = crate::object::LineRecorder::default();
+        for (p, l) in fields {
+            r.insert(LineTable::hash_path(root, p), *l);
+        }
+        r.finish()
+    }
+
+    #[test]
+    fn a_document_with_lines_answers_each_fields_line_and_reads_the_same() {
+        let j = serde_json::json!({
+            "apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "web", "annotations": {"a.b/c": "x"}},
+            "data": {"tls.crt": null, "k": "v"},
+            "spec": {"tls": [{"hosts": ["a", "b"], "secretName": "s"}], "flow": {"x": 1, "y": 2}, "late": 7}
+        });
+        // Block keys on following lines, a flow mapping on one line, a jump, a field whose line is not known
+        // (`spec.tls[0].hosts[0]`), and lines going back (a rendered document mapped to its template).
+        let fields = [
+            ("apiVersion", 10),
+            ("kind", 11),
+            ("metadata", 12),
+            ("metadata.name", 13),
+            ("metadata.annotations", 14),
+            ("metadata.annotations[\"a.b/c\"]", 15),
+            ("data", 16),
+            ("data[\"tls.crt\"]", 17),
+            ("data.k", 18),
+            ("spec", 19),
+            ("spec.tls", 20),
+            ("spec.tls[0]", 21),
+            ("spec.tls[0].hosts", 21),
+            ("spec.tls[0].hosts[1]", 400),
+            ("spec.tls[0].secretName", 22),
+            ("spec.flow", 3),
+            ("spec.flow.x", 3),
+            ("spec.flow.y", 3),
+            ("spec.late", 1),
+        ];
+        for root in [LineTable::ROOT, LineTable::index(LineTable::key(LineTable::ROOT, "items"), 3)] {
+            let v = Value::from(j.clone());
+            let d = Doc::with_lines(&v, &table(root, &fields), root, 10);
+            assert_eq!(d.root(), Doc::new(&v).root(), "the lines change no value");
+            assert_eq!(serde_json::Value::from(d.to_value()), j);
+            for (p, l) in fields {
+                assert_eq!(d.line_at(p), Some(l), "{p}");
+            }
+            for p in ["", "spec.tls[0].hosts[0]", "spec.tls[1]", "spec.nope", "metadata.name.x", "spec.tls[x]"] {
+                assert_eq!(d.line_at(p), None, "{p}");
+            }
+            // Read back from its entries (the render cache), it answers the same.
+            let back = Doc::with_lines(&v, &LineTable::from_entries(d.line_entries()), LineTable::ROOT, 10);
+            assert_eq!(back.line_base(), Some(10));
+            for (p, l) in fields {
+                assert_eq!(back.line_at(p), Some(l), "{p}");
+            }
+            // Without `spec`, the rest keeps its lines; without lines, none is known.
+            let less = d.without("spec");
+            assert_eq!(less.get("spec"), None);
+            assert_eq!((less.line_at("data.k"), less.line_at("spec.late")), (Some(18), None));
+            assert_eq!(d.without_lines().line_at("kind"), None);
+            assert_eq!(d.without_lines().root(), d.root());
+            // A rendered copy, changed, takes the lines of the fields it shares.
+            let mut changed = j.clone();
+            changed["metadata"]["name"] = serde_json::json!("prefix-web");
+            changed["metadata"]["labels"] = serde_json::json!({"new": "x"});
+            let relined = Doc::new(&Value::from(changed)).relined(&d);
+            assert_eq!(relined.line_at("metadata.name"), Some(13));
+            assert_eq!(relined.line_at("spec.tls[0].secretName"), Some(22));
+            assert_eq!(relined.line_at("metadata.labels"), None);
+        }
+        assert_eq!(Doc::new(&Value::from(j)).line_at("kind"), None, "a document written without lines has none");
+    }
+
+    #[test]
+    fn a_document_whose_fields_have_no_lines_is_written_as_without() {
+        let v = Value::from(serde_json::json!({"a": {"b": [1, 2]}}));
+        let d = Doc::with_lines(&v, &table(LineTable::ROOT, &[("x", 3)]), LineTable::ROOT, 1);
+        assert_eq!(d.size(), Doc::new(&v).size());
+        assert_eq!(d.line_base(), None);
+        assert!(d.line_entries().is_empty());
+    }
+
+    #[test]
+    fn line_codes_read_back_for_every_child_and_every_shape() {
+        let shapes: [&[Option<u32>]; 6] = [
+            &[Some(2), Some(3), Some(4), Some(5), Some(6)],
+            &[Some(1), Some(1), Some(1)],
+            &[None, Some(9), None, Some(8), Some(u32::MAX), Some(0)],
+            &[Some(100_000), Some(3), Some(3), Some(4), None, None, None, None, Some(5)],
+            &[None],
+            &[],
+        ];
+        for lines in shapes {
+            let block = LineCodes::write(lines.iter().copied(), 1);
+            for (i, l) in lines.iter().enumerate() {
+                assert_eq!(LineCodes::read(&block, lines.len(), i, 1), *l, "{lines:?} at {i}");
+            }
+        }
+        // Consecutive keys take two bits each: five children in two bytes.
+        assert_eq!(LineCodes::write([2, 3, 4, 5, 6].into_iter().map(Some), 1).len(), 2);
     }
 }

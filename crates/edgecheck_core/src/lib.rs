@@ -38,7 +38,7 @@ pub use graph::{Edge, EdgeKind, Graph, ObjId, Target};
 pub use inventory::{Build, Inventory, LoadProblem, LoadProblemKind, NodeConfig, RepoInfo, Unchecked};
 pub use kind::Kind;
 pub use layer::{Layer, Severity};
-pub use object::{FileRef, LineRecorder, LineTable, Object, ObjectRef, Source};
+pub use object::{FileRef, LineRecorder, LineTable, Object, ObjectRef, PathStep, Source};
 pub use value::{Map, Str, Value};
 
 #[doc(hidden)]

@@ -65,7 +65,9 @@ impl fmt::Display for ObjectRef {
     }
 }
 
-/// Lines of the fields of one document, keyed by a hash of the field's path.
+/// Lines of the fields of one parsed document, keyed by a hash of the field's path. A held object carries
+/// its fields' lines in its [`crate::Doc`] ([`crate::Doc::with_lines`]); the table is what the parser
+/// records them in, and what a values file or a kustomization is read with.
 ///
 /// Paths are hashed incrementally while parsing (see [`LineTable::key`] and [`LineTable::index`]),
 /// so recording a line costs one `u64` per node and a lookup is a binary search. A finished table is one
@@ -255,34 +257,55 @@ impl LineTable {
     /// Hashes a textual path below `root`: `spec.tls[0].secretName`,
     /// `metadata.annotations["alb.ingress.kubernetes.io/listen-ports"]`.
     pub fn hash_path(root: u64, path: &str) -> u64 {
-        let mut h = root;
+        PathStep::parse(path).fold(root, |h, step| match step {
+            PathStep::Key(k) => LineTable::key(h, k),
+            PathStep::Index(i) => LineTable::index(h, i),
+        })
+    }
+}
+
+/// One step of a textual field path ([`LineTable::hash_path`]): a map key or an array position.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PathStep<'a> {
+    /// `.name`, or `["a/b"]` for a key with dots or slashes.
+    Key(&'a str),
+    /// `[0]`; a position that is no number reads as `usize::MAX` (no element).
+    Index(usize),
+}
+
+impl<'a> PathStep<'a> {
+    /// The steps of `path`, in order.
+    pub fn parse(path: &'a str) -> impl Iterator<Item = PathStep<'a>> {
         let bytes = path.as_bytes();
         let mut i = 0;
-        while i < bytes.len() {
-            match bytes[i] {
-                b'.' => i += 1,
+        std::iter::from_fn(move || {
+            while bytes.get(i) == Some(&b'.') {
+                i += 1;
+            }
+            if i >= bytes.len() {
+                return None;
+            }
+            Some(match bytes[i] {
                 b'[' if bytes.get(i + 1) == Some(&b'"') => {
                     let start = i + 2;
                     let end = path[start..].find("\"]").map_or(path.len(), |e| start + e);
-                    h = LineTable::key(h, &path[start..end]);
                     i = end + 2;
+                    PathStep::Key(&path[start..end])
                 }
                 b'[' => {
                     let start = i + 1;
                     let end = path[start..].find(']').map_or(path.len(), |e| start + e);
-                    let n = path[start..end].parse::<usize>().unwrap_or(usize::MAX);
-                    h = LineTable::index(h, n);
                     i = end + 1;
+                    PathStep::Index(path[start..end].parse::<usize>().unwrap_or(usize::MAX))
                 }
                 _ => {
                     let start = i;
                     let end = path[start..].find(['.', '[']).map_or(path.len(), |e| start + e);
-                    h = LineTable::key(h, &path[start..end]);
                     i = end;
+                    PathStep::Key(&path[start..end])
                 }
-            }
-        }
-        h
+            })
+        })
     }
 }
 
@@ -294,10 +317,6 @@ pub struct Source {
     at: Option<FileRef>,
     /// 1-based line of the object's start (its document, or its item in a List).
     pub line: Option<u32>,
-    /// Lines of the fields of the object's document.
-    pub lines: Option<LineTable>,
-    /// The hashed path of the object inside its document (the root, or `items[i]`).
-    pub root: u64,
     /// The file sits in an example, test, archive or vendored directory below the linted root
     /// ([`crate::placement::EXAMPLE_DIRS`]). The loader sets it; [`crate::Graph::build`] clears it when a
     /// build names the file. An object still marked is not what a cluster runs: it is kept (and counted)
@@ -501,8 +520,7 @@ impl Object {
 
     /// The line of the field at `path`, if the field is there.
     pub fn field_line(&self, path: &str) -> Option<u32> {
-        let lines = self.source.lines.as_ref()?;
-        lines.get(LineTable::hash_path(self.source.root, path))
+        self.value.line_at(path)
     }
 
     /// A metadata annotation.

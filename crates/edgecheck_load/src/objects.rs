@@ -131,9 +131,8 @@ fn one(
     let mut source = Source::default();
     source.set_file_ref(Some(at.clone()));
     source.line = Some(line);
-    source.lines = Some(lines.clone());
-    source.root = root;
-    out.push(held(ObjKind::new(&api_version, kind), namespace.as_deref(), &name, source, value, problems));
+    let lined = Lined { table: lines, root, base: line };
+    out.push(held(ObjKind::new(&api_version, kind), namespace.as_deref(), &name, source, value, Some(lined), problems));
 }
 
 /// API groups of configuration files for tools and nodes, which share the manifest shape but are never
@@ -254,9 +253,8 @@ pub fn object_from_live_value(cluster: &Arc<str>, value: Value, problems: &mut V
     let namespace =
         meta.and_then(|m| m.get("namespace")).and_then(Value::as_str).filter(|s| !s.is_empty()).map(str::to_string);
     let mut source = Source::default();
-    source.root = LineTable::ROOT;
     source.set_cluster(Some(cluster.clone()));
-    Some(held(ObjKind::new(&api_version, kind), namespace.as_deref(), &name, source, value, problems))
+    Some(held(ObjKind::new(&api_version, kind), namespace.as_deref(), &name, source, value, None, problems))
 }
 
 /// The object as every object is held, whether read from a file or a cluster: a Secret summarised and its
@@ -269,6 +267,7 @@ fn held(
     name: &str,
     source: Source,
     mut value: Value,
+    lines: Option<Lined<'_>>,
     problems: &mut Vec<LoadProblem>,
 ) -> Object {
     let mut obj = Object {
@@ -286,18 +285,36 @@ fn held(
         }
     }
     if obj.kind.group.is_empty() && obj.kind.kind == "Secret" {
-        obj.secret = Some(Box::new(summarize_secret(&obj, &mut value, problems)));
+        obj.secret = Some(Box::new(summarize_secret(&obj, &mut value, lines.as_ref(), problems)));
     }
-    obj.value = Doc::new(&value);
+    obj.value = match lines {
+        Some(l) => Doc::with_lines(&value, l.table, l.root, l.base),
+        None => Doc::new(&value),
+    };
     obj
+}
+
+/// Where the lines of an object's fields are: its document's table, the object's path in the document (the
+/// root, or a `List`'s `items[i]`) and its first line.
+struct Lined<'a> {
+    table: &'a LineTable,
+    root: u64,
+    base: u32,
 }
 
 /// The annotation `kubectl apply` keeps a copy of the object in.
 const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
 
 /// Reads a Secret's data into a [`SecretInfo`] and removes every value from the object.
-fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProblem>) -> SecretInfo {
+fn summarize_secret(
+    obj: &Object,
+    value: &mut Value,
+    lines: Option<&Lined<'_>>,
+    problems: &mut Vec<LoadProblem>,
+) -> SecretInfo {
     let file = obj.source.file().unwrap_or("-");
+    // `obj.value`, which will hold the lines, is not written yet: they are read from the document's table.
+    let field_line = |path: &str| lines.and_then(|l| l.table.get(LineTable::hash_path(l.root, path)));
     let encrypted = value.get("sops").is_some();
     let secret_type = value.get("type").and_then(Value::as_str).unwrap_or("").to_string();
     // `obj.value` is not filled in yet: read the label from `value`.
@@ -328,7 +345,7 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
                         ..problem(
                             LoadProblemKind::BadBase64,
                             file,
-                            obj.line_at(&format!("data[\"{k}\"]")),
+                            field_line(&format!("data[\"{k}\"]")).or(obj.source.line),
                             format!(
                                 "Secret data key `{k}` is not base64 as the API server reads it: {}",
                                 edgecheck_core::go_base64::why(&e)
@@ -352,9 +369,8 @@ fn summarize_secret(obj: &Object, value: &mut Value, problems: &mut Vec<LoadProb
     let info = SecretInfo::from_values(&secret_type, &values, keep, encrypted);
     for (key, err) in [("tls.crt", &info.cert_error), ("tls.key", &info.key_error)] {
         if let Some(e) = err {
-            let line = obj
-                .field_line(&format!("data[\"{key}\"]"))
-                .or_else(|| obj.field_line(&format!("stringData[\"{key}\"]")))
+            let line = field_line(&format!("data[\"{key}\"]"))
+                .or_else(|| field_line(&format!("stringData[\"{key}\"]")))
                 .or(obj.source.line);
             problems.push(LoadProblem {
                 object: Some(obj.to_ref()),

@@ -12,14 +12,14 @@ use std::sync::Arc;
 
 use edgecheck_core::kind::ObjKind;
 use edgecheck_core::secret::SecretInfo;
-use edgecheck_core::{Kind, LineTable, Object, Source};
+use edgecheck_core::{Doc, Kind, LineTable, Object, Source};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 /// The most entries kept; past it, the oldest half is removed.
 const MAX_ENTRIES: usize = 4000;
 /// Bumped when the stored shape changes.
-const FORMAT: u32 = 2;
+const FORMAT: u32 = 3;
 
 /// The cache directory, `None` when there is no home to put it in.
 pub fn default_dir() -> Option<PathBuf> {
@@ -49,7 +49,9 @@ pub struct Stored {
     value: edgecheck_core::Doc,
     file: Option<String>,
     line: Option<u32>,
-    root: u64,
+    /// The line the document's field lines are written against ([`edgecheck_core::Doc::line_base`]), and
+    /// those lines; absent for a document without lines.
+    base: Option<u32>,
     lines: Vec<(u64, u32)>,
     repo_path: Option<(usize, String)>,
     build: Option<String>,
@@ -66,8 +68,8 @@ impl Stored {
             value: o.value.clone(),
             file: o.source.file().map(str::to_string),
             line: o.source.line,
-            root: o.source.root,
-            lines: o.source.lines.as_ref().map(|l| l.entries()).unwrap_or_default(),
+            base: o.value.line_base(),
+            lines: o.value.line_entries(),
             repo_path: o.source.repo_path().map(|(r, p)| (r, p.to_string())),
             build: o.source.build().map(str::to_string),
             secret: o.secret.as_deref().cloned(),
@@ -79,15 +81,17 @@ impl Stored {
         source.set_file(self.file.as_deref());
         source.set_repo_path(self.repo_path.as_ref().map(|(r, p)| (*r, p.as_str())));
         source.line = self.line;
-        // An object stored without line positions (rendered, not mapped to a file) reads back without a table.
-        source.lines = (!self.lines.is_empty()).then(|| LineTable::from_entries(self.lines));
-        source.root = self.root;
         source.set_build(self.build.map(Arc::from));
         Object {
             kind: ObjKind::new(&self.api_version, Kind::from_api_version(&self.api_version, &self.kind)),
             namespace: self.namespace.map(Into::into),
             name: self.name.into(),
-            value: self.value,
+            value: match self.base {
+                Some(base) => {
+                    Doc::with_lines(&self.value.to_value(), &LineTable::from_entries(self.lines), LineTable::ROOT, base)
+                }
+                None => self.value,
+            },
             source,
             secret: self.secret.map(Box::new),
         }

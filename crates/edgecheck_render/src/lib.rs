@@ -859,7 +859,7 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object], 
             r.count = r.objects.len();
             for o in &mut r.objects {
                 o.source.line = spec.line;
-                o.source.lines = None;
+                o.value = o.value.without_lines();
                 if o.namespace.is_none() {
                     o.namespace = Some("argocd".into());
                 }
@@ -876,7 +876,7 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object], 
             for o in &mut r.objects {
                 // No file holds it: it is shown at the object that names the chart.
                 o.source.line = spec.line;
-                o.source.lines = None;
+                o.value = o.value.without_lines();
                 if o.kind.namespaced() && o.namespace.is_none() {
                     o.namespace = spec.namespace.as_deref().map(Into::into).or_else(|| Some("default".into()));
                 }

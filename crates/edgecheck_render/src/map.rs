@@ -88,8 +88,7 @@ pub fn kustomize(text: &str, label_file: &str, build: &str, sources: &[&Object])
         if let Some(s) = exact.or_else(partial).or_else(only) {
             o.source.set_file_ref(s.source.file_ref().cloned());
             o.source.line = s.source.line;
-            o.source.lines = s.source.lines.clone();
-            o.source.root = s.source.root;
+            o.value = o.value.relined(&s.value);
         }
     }
     out

@@ -317,11 +317,7 @@ impl Graph {
         if !options.trust_file_status {
             for o in objects.iter_mut().filter(|o| o.source.file().is_some() && !o.is_live()) {
                 if o.value.get("status").is_some() {
-                    let mut v = o.value.to_value();
-                    if let Some(m) = v.as_object_mut() {
-                        m.remove("status");
-                    }
-                    o.value = crate::doc::Doc::new(&v);
+                    o.value = o.value.without("status");
                 }
             }
         }

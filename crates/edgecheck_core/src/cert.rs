@@ -89,9 +89,9 @@ pub struct CertInfo {
     /// Issuer, RFC 4514 style.
     pub issuer: String,
     /// DNS names in the subjectAltName extension.
-    pub dns_names: Vec<String>,
+    pub dns_names: Box<[String]>,
     /// IP addresses in the subjectAltName extension.
-    pub ip_addresses: Vec<String>,
+    pub ip_addresses: Box<[String]>,
     /// Whether a subjectAltName extension is present at all.
     pub has_san: bool,
     /// notBefore, Unix seconds.
@@ -117,7 +117,7 @@ pub struct CertInfo {
     /// Authority key identifier.
     pub authority_key_id: Option<Hex>,
     /// AIA caIssuers URLs.
-    pub ca_issuers: Vec<String>,
+    pub ca_issuers: Box<[String]>,
     /// SHA-256 of the subject public key as [`KeyInfo::matches`] compares it (RSA: the modulus without
     /// leading zeros; others: the bit string of SubjectPublicKeyInfo); `None` for an RSA key whose modulus
     /// cannot be read. A digest, not the key: a large dump's TLS Secrets held every key (#17).
@@ -272,14 +272,16 @@ impl CertInfo {
         } else {
             Some(Fingerprint::of(spk))
         };
+        // Gathered here, held as exact-size slices (8 bytes less each, #17).
+        let (mut dns_names, mut ip_addresses, mut ca_issuers) = (Vec::new(), Vec::new(), Vec::new());
         for ext in cert.extensions() {
             match ext.parsed_extension() {
                 ParsedExtension::SubjectAlternativeName(san) => {
                     info.has_san = true;
                     for name in &san.general_names {
                         match name {
-                            GeneralName::DNSName(d) => info.dns_names.push((*d).to_string()),
-                            GeneralName::IPAddress(ip) => info.ip_addresses.push(ip_string(ip)),
+                            GeneralName::DNSName(d) => dns_names.push((*d).to_string()),
+                            GeneralName::IPAddress(ip) => ip_addresses.push(ip_string(ip)),
                             _ => {}
                         }
                     }
@@ -293,7 +295,7 @@ impl CertInfo {
                     for d in &aia.accessdescs {
                         if d.access_method.to_id_string() == "1.3.6.1.5.5.7.48.2" {
                             if let GeneralName::URI(u) = &d.access_location {
-                                info.ca_issuers.push((*u).to_string());
+                                ca_issuers.push((*u).to_string());
                             }
                         }
                     }
@@ -301,6 +303,8 @@ impl CertInfo {
                 _ => {}
             }
         }
+        (info.dns_names, info.ip_addresses, info.ca_issuers) =
+            (dns_names.into(), ip_addresses.into(), ca_issuers.into());
         info.self_signed = cert.subject() == cert.issuer() && cert.verify_signature(None).is_ok();
         Ok(info)
     }
@@ -322,7 +326,7 @@ impl CertInfo {
         if self.dns_names.is_empty() {
             self.common_name.iter().cloned().collect()
         } else {
-            self.dns_names.clone()
+            self.dns_names.to_vec()
         }
     }
 
@@ -732,7 +736,7 @@ mod tests {
             let (other_cert, _) = pki(alg);
             let blocks = parse_pem(&cert.pem()).unwrap();
             let info = CertInfo::from_der(&blocks[0].der).unwrap();
-            assert_eq!(info.dns_names, vec!["shop.example.com", "*.example.com"]);
+            assert_eq!(*info.dns_names, ["shop.example.com", "*.example.com"]);
             assert!(info.self_signed);
             assert!(info.covers("x.example.com"));
             assert!(!info.covers("x.y.example.com"));

@@ -137,7 +137,7 @@ pub(crate) fn analyze(rec: &Record, host: &str, now: i64) -> (Vec<ServedCert>, b
                         } else if !issuer_served {
                             problems.push(VerifyProblem::IncompleteChain {
                                 missing_issuer: l.issuer.clone(),
-                                aia: l.ca_issuers.clone(),
+                                aia: l.ca_issuers.to_vec(),
                             });
                         } else {
                             let top = infos.iter().flatten().last().map_or(l.issuer.clone(), |c| c.issuer.clone());

@@ -101,7 +101,7 @@ fn locate_related(graph: &Graph, findings: &mut [Finding]) {
             }
             let Some(id) = graph.find_kind(&r.group_kind(), r.namespace.as_deref(), &r.name) else { continue };
             let o = graph.obj(id);
-            if let (Some(file), Some(line)) = (o.source.file(), o.line_at("metadata.name").or(o.source.line)) {
+            if let (Some(file), Some(line)) = (o.source.file(), o.line_at("metadata.name").or(o.source.line())) {
                 f.notes.push(edgecheck_core::Note { object: r.clone(), file: file.to_string(), line, label: None });
             }
         }
@@ -348,7 +348,7 @@ impl Analysis {
                 build: o.source.build().map(str::to_string),
                 root: None,
                 cluster: None,
-                line: o.source.line,
+                line: o.source.line(),
                 health: self.model.health_of(id).cloned(),
                 expected_conditions: self.model.gateway.of(id).to_vec(),
                 listeners,

@@ -95,7 +95,7 @@ fn apply_repo_header(inv: &mut edgecheck_core::Inventory, text: &str) {
         }
     }
     for o in &mut inv.objects {
-        let line = o.source.line.unwrap_or(0);
+        let line = o.source.line().unwrap_or(0);
         if let Some((_, p)) = marks.iter().rev().find(|(l, _)| *l < line) {
             o.source.set_repo_path(Some((0, p.as_str())));
         }

@@ -99,7 +99,7 @@ impl<'a> Findings<'a> {
     /// [`crate::LineTable::hash_path`]; `""` for the object itself).
     #[must_use = "call .emit() to report the finding"]
     pub fn at(&mut self, object: &Object, path: &str) -> FindingBuilder<'_, 'a> {
-        let line = if path.is_empty() { object.source.line } else { object.line_at(path) };
+        let line = if path.is_empty() { object.source.line() } else { object.line_at(path) };
         let finding = Finding {
             meta: self.meta,
             severity: self.meta.severity,
@@ -175,8 +175,8 @@ impl FindingBuilder<'_, '_> {
     /// `label` says what the place is. An object not loaded from a file is only related.
     pub fn note_at(mut self, object: &Object, path: &str, label: impl Into<String>) -> Self {
         let r = object.to_ref();
-        let line = if path.is_empty() { object.source.line } else { object.line_at(path) };
-        if let (Some(file), Some(line)) = (object.source.file(), line.or(object.source.line)) {
+        let line = if path.is_empty() { object.source.line() } else { object.line_at(path) };
+        if let (Some(file), Some(line)) = (object.source.file(), line.or(object.source.line())) {
             self.finding.notes.retain(|n| n.object != r);
             self.finding.notes.push(Note {
                 object: r.clone(),

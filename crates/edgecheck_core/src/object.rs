@@ -315,8 +315,9 @@ pub struct Source {
     /// The file and its place in a checkout ([`Source::file`], [`Source::repo_path`]): one shared box for
     /// the objects of a file, absent for an object from no file (#17: two fields of 40 bytes an object).
     at: Option<FileRef>,
-    /// 1-based line of the object's start (its document, or its item in a List).
-    pub line: Option<u32>,
+    /// 1-based line of the object's start (its document, or its item in a List), 0 for none
+    /// ([`Source::line`]: 4 bytes, not 8, #17).
+    line: u32,
     /// The file sits in an example, test, archive or vendored directory below the linted root
     /// ([`crate::placement::EXAMPLE_DIRS`]). The loader sets it; [`crate::Graph::build`] clears it when a
     /// build names the file. An object still marked is not what a cluster runs: it is kept (and counted)
@@ -408,6 +409,16 @@ struct Origin {
 }
 
 impl Source {
+    /// 1-based line of the object's start (its document, or its item in a List).
+    pub fn line(&self) -> Option<u32> {
+        (self.line != 0).then_some(self.line)
+    }
+
+    /// Sets the object's start line (line 0, which no file has, reads as none).
+    pub fn set_line(&mut self, line: Option<u32>) {
+        self.line = line.unwrap_or(0);
+    }
+
     /// The file, relative to the path named on the command line where possible; `-` for stdin.
     pub fn file(&self) -> Option<&str> {
         self.at.as_ref()?.0.file()
@@ -515,7 +526,7 @@ impl Object {
     /// The line of the field at `path` (see [`LineTable::hash_path`]), falling back to the object's
     /// start line when the field is not there or the object did not come from a file.
     pub fn line_at(&self, path: &str) -> Option<u32> {
-        self.field_line(path).or(self.source.line)
+        self.field_line(path).or(self.source.line())
     }
 
     /// The line of the field at `path`, if the field is there.

@@ -52,7 +52,7 @@ pub fn load(data: &[u8]) {
     for name in ["fuzz.yaml", "fuzz.json"] {
         let inv = edgecheck_load::load_text(name, &text);
         for o in &inv.objects {
-            if let Some(line) = o.source.line {
+            if let Some(line) = o.source.line() {
                 assert!((1..=lines).contains(&line), "object at line {line} of a {lines}-line text");
             }
         }

@@ -130,7 +130,7 @@ fn one(
     };
     let mut source = Source::default();
     source.set_file_ref(Some(at.clone()));
-    source.line = Some(line);
+    source.set_line(Some(line));
     let lined = Lined { table: lines, root, base: line };
     out.push(held(ObjKind::new(&api_version, kind), namespace.as_deref(), &name, source, value, Some(lined), problems));
 }
@@ -345,7 +345,7 @@ fn summarize_secret(
                         ..problem(
                             LoadProblemKind::BadBase64,
                             file,
-                            field_line(&format!("data[\"{k}\"]")).or(obj.source.line),
+                            field_line(&format!("data[\"{k}\"]")).or(obj.source.line()),
                             format!(
                                 "Secret data key `{k}` is not base64 as the API server reads it: {}",
                                 edgecheck_core::go_base64::why(&e)
@@ -371,7 +371,7 @@ fn summarize_secret(
         if let Some(e) = err {
             let line = field_line(&format!("data[\"{key}\"]"))
                 .or_else(|| field_line(&format!("stringData[\"{key}\"]")))
-                .or(obj.source.line);
+                .or(obj.source.line());
             problems.push(LoadProblem {
                 object: Some(obj.to_ref()),
                 ..problem(

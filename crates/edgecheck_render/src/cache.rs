@@ -67,7 +67,7 @@ impl Stored {
             name: o.name.to_string(),
             value: o.value.clone(),
             file: o.source.file().map(str::to_string),
-            line: o.source.line,
+            line: o.source.line(),
             base: o.value.line_base(),
             lines: o.value.line_entries(),
             repo_path: o.source.repo_path().map(|(r, p)| (r, p.to_string())),
@@ -80,7 +80,7 @@ impl Stored {
         let mut source = Source::default();
         source.set_file(self.file.as_deref());
         source.set_repo_path(self.repo_path.as_ref().map(|(r, p)| (*r, p.as_str())));
-        source.line = self.line;
+        source.set_line(self.line);
         source.set_build(self.build.map(Arc::from));
         Object {
             kind: ObjKind::new(&self.api_version, Kind::from_api_version(&self.api_version, &self.kind)),

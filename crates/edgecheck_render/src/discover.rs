@@ -540,7 +540,7 @@ fn base_spec(o: &Object) -> Spec {
         name: label(o),
         origin: Some(o.to_ref()),
         file: o.source.file().map(str::to_string),
-        line: o.source.line,
+        line: o.source.line(),
         cluster: None,
         namespace: None,
         parts: Vec::new(),

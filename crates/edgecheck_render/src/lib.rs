@@ -858,7 +858,7 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object], 
             r.problems = parsed.problems;
             r.count = r.objects.len();
             for o in &mut r.objects {
-                o.source.line = spec.line;
+                o.source.set_line(spec.line);
                 o.value = o.value.without_lines();
                 if o.namespace.is_none() {
                     o.namespace = Some("argocd".into());
@@ -875,7 +875,7 @@ fn render_part(ctx: &render::Ctx<'_>, spec: &Spec, how: &How, files: &[Object], 
             r.problems = parsed.problems;
             for o in &mut r.objects {
                 // No file holds it: it is shown at the object that names the chart.
-                o.source.line = spec.line;
+                o.source.set_line(spec.line);
                 o.value = o.value.without_lines();
                 if o.kind.namespaced() && o.namespace.is_none() {
                     o.namespace = spec.namespace.as_deref().map(Into::into).or_else(|| Some("default".into()));

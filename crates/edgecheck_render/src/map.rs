@@ -87,7 +87,7 @@ pub fn kustomize(text: &str, label_file: &str, build: &str, sources: &[&Object])
         let only = || (same_kind.len() == 1 && o.kind.kind == "Namespace").then(|| same_kind[0]);
         if let Some(s) = exact.or_else(partial).or_else(only) {
             o.source.set_file_ref(s.source.file_ref().cloned());
-            o.source.line = s.source.line;
+            o.source.set_line(s.source.line());
             o.value = o.value.relined(&s.value);
         }
     }

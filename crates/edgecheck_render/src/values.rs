@@ -188,7 +188,7 @@ impl Patches {
             let docs = edgecheck_load::load_text(path, &text).objects;
             return Patches(
                 docs.into_iter()
-                    .map(|d| (d.kind.kind.to_string(), Some(d.name.to_string()), d.source.line.unwrap_or(1), Some(d)))
+                    .map(|d| (d.kind.kind.to_string(), Some(d.name.to_string()), d.source.line().unwrap_or(1), Some(d)))
                     .collect(),
             );
         }

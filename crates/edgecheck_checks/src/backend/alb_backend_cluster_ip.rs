@@ -109,7 +109,7 @@ impl AlbBackendClusterIp {
                 };
                 let f = match about {
                     Some(a) => out.at(g.obj(a), ""),
-                    None => out.about(subject.clone(), eo.source.file().map(str::to_string), eo.source.line),
+                    None => out.about(subject.clone(), eo.source.file().map(str::to_string), eo.source.line()),
                 };
                 f.message(format!(
                     "the ALB controller refuses the ClusterIP backend of {subject} (`{}`); the Ingress does not serve",

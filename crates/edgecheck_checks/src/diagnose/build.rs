@@ -157,7 +157,7 @@ impl Builder<'_> {
         };
         let (file, line) = id
             .map(|i| self.graph.obj(i))
-            .map_or((None, None), |o| (o.source.file().map(str::to_string), o.source.line));
+            .map_or((None, None), |o| (o.source.file().map(str::to_string), o.source.line()));
         let state = if object.is_some() && id.is_none() { NodeState::Unknown } else { NodeState::Ok };
         self.nodes.push(PathNode {
             role,

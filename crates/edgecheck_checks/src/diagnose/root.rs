@@ -746,7 +746,7 @@ fn cause_node(graph: &Graph, nodes: &mut Vec<PathNode>, anchor: usize, object: &
         label,
         object: Some(object.clone()),
         file: found.and_then(|o| o.source.file().map(str::to_string)),
-        line: found.and_then(|o| o.source.line),
+        line: found.and_then(|o| o.source.line()),
         layer,
         branch: if object.kind == "Application" { Branch::Gitops } else { Branch::Cause },
         parent: Some(anchor),

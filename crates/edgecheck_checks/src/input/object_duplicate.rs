@@ -37,7 +37,7 @@ impl ObjectDuplicate {
                 continue;
             }
             let place = |o: &edgecheck_core::Object| {
-                format!("{}:{}", o.source.file().unwrap_or("-"), o.source.line.unwrap_or(0))
+                format!("{}:{}", o.source.file().unwrap_or("-"), o.source.line().unwrap_or(0))
             };
             out.at(d, "")
                 .message(format!("{} is defined twice; only one definition takes effect", d.to_ref()))

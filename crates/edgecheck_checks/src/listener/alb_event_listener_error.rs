@@ -49,7 +49,9 @@ impl AlbEventListenerError {
             let subject = cx.graph.edges_from_kind(id, EdgeKind::Involves).next().map(|e| e.to.clone());
             let b = match subject {
                 Some(Target::Found(s)) => out.at(cx.graph.obj(s), ""),
-                Some(Target::Missing(r)) => out.about((*r).clone(), o.source.file().map(str::to_string), o.source.line),
+                Some(Target::Missing(r)) => {
+                    out.about((*r).clone(), o.source.file().map(str::to_string), o.source.line())
+                }
                 None => out.at(o, ""),
             };
             let subject_name = b_name(ev);

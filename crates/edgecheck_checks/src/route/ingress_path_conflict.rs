@@ -74,7 +74,7 @@ impl IngressPathConflict {
                                     "{} at {}:{}",
                                     f.to_ref(),
                                     f.source.file().unwrap_or("-"),
-                                    f.source.line.unwrap_or(0)
+                                    f.source.line().unwrap_or(0)
                                 ))
                                 .related(f.to_ref())
                                 .fix("remove the stale Ingress or give one of them another host or path")

@@ -90,7 +90,7 @@ impl SecretValueShapeInvalid {
                                 .or_else(|| e.namespace.as_deref().map(str::to_string)),
                             name: s.name.to_string(),
                         });
-                    out.about(subj.unwrap_or_else(|| e.to_ref()), e.source.file().map(str::to_string), e.source.line)
+                    out.about(subj.unwrap_or_else(|| e.to_ref()), e.source.file().map(str::to_string), e.source.line())
                 }
                 (None, None) => continue,
             };

@@ -134,7 +134,9 @@ pub fn opts(port: u16, ca: Option<&str>) -> ProbeOptions {
         ..Default::default()
     };
     if let Some(pem) = ca {
-        let f = std::env::temp_dir().join(format!("edgecheck-ca-{port}.pem"));
+        // Cargo's scratch directory for integration tests (below `target/`), not the system's: one file per
+        // test server would pile up in /tmp run after run.
+        let f = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("edgecheck-ca-{port}.pem"));
         std::fs::write(&f, pem).unwrap();
         o.cacert = Some(f);
     }

@@ -47,7 +47,7 @@ impl CertDnsNamesUncovered {
         }
         for (id, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
             let Some(e) = cx.graph.edges_from_kind(id, EdgeKind::CertificateSecret).next() else { continue };
-            let mut names: Vec<edgecheck_core::Str> = cert.spec.dns_names.clone();
+            let mut names: Vec<edgecheck_core::Str> = cert.spec.dns_names.to_vec();
             names.extend(cert.spec.common_name.clone());
             names.extend(cert.spec.ip_addresses.clone());
             for s in by_target.get(&TargetKey::of(&e.to)).into_iter().flatten() {

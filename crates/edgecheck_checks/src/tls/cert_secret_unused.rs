@@ -42,7 +42,7 @@ impl CertSecretUnused {
         }
         for (id, obj, cert) in cx.graph.each::<edgecheck_core::views::Certificate>() {
             let Some(e) = cx.graph.edges_from_kind(id, EdgeKind::CertificateSecret).next() else { continue };
-            let mut names = cert.spec.dns_names.clone();
+            let mut names = cert.spec.dns_names.to_vec();
             names.extend(cert.spec.common_name.clone());
             if names.is_empty() {
                 continue;

@@ -11,7 +11,7 @@ pub(super) fn certificate_writing_other<'g>(
     name: &str,
 ) -> Option<(&'g edgecheck_core::Object, String)> {
     cx.graph.each::<edgecheck_core::views::Certificate>().into_iter().find_map(|(_, o, c)| {
-        let mut names = c.spec.dns_names.clone();
+        let mut names = c.spec.dns_names.to_vec();
         names.extend(c.spec.common_name.clone());
         let covers = hosts.iter().any(|h| super::cert_dns_names_uncovered::names_cover(&names, h));
         (o.namespace.as_deref() == Some(ns) && covers && !c.spec.secret_name.is_empty() && c.spec.secret_name != name)

@@ -21,17 +21,17 @@ pub struct CertificateSpec {
     /// The Secret cert-manager writes.
     pub secret_name: Str,
     /// DNS names.
-    pub dns_names: Vec<Str>,
+    pub dns_names: Box<[Str]>,
     /// Common name.
     pub common_name: Option<Str>,
     /// IP addresses.
-    pub ip_addresses: Vec<Str>,
+    pub ip_addresses: Box<[Str]>,
     /// Issuer reference.
     pub issuer_ref: IssuerRef,
     /// Duration (Go duration).
-    pub duration: Option<Str>,
+    pub duration: Option<Box<str>>,
     /// Renew before (Go duration).
-    pub renew_before: Option<Str>,
+    pub renew_before: Option<Box<str>>,
 }
 
 /// `issuerRef`.

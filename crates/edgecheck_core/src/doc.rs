@@ -385,21 +385,26 @@ impl LineCodes {
         codes
     }
 
-    /// The line of the child at `i` of `n`, from `block`.
-    fn read(block: &[u8], n: usize, i: usize, base: u32) -> Option<u32> {
+    /// The lines of the `n` children, in order, from `block` (one pass: reading every child's line is
+    /// linear in the children, not quadratic).
+    fn iter(block: &[u8], n: usize, base: u32) -> impl Iterator<Item = Option<u32>> + '_ {
         let mut at = n.div_ceil(4);
         let mut prev = i64::from(base);
-        let mut line = None;
-        for j in 0..=i {
-            line = match (block[j / 4] >> ((j % 4) * 2)) & 3 {
+        (0..n).map(move |j| {
+            let line = match (block[j / 4] >> ((j % 4) * 2)) & 3 {
                 0 => None,
                 1 => Some(prev + 1),
                 2 => Some(prev),
                 _ => Some(prev + unzigzag(varint(block, &mut at))),
             };
             prev = line.unwrap_or(prev);
-        }
-        line.and_then(|l| u32::try_from(l).ok())
+            line.and_then(|l| u32::try_from(l).ok())
+        })
+    }
+
+    /// The line of the child at `i` of `n`, from `block`.
+    fn read(block: &[u8], n: usize, i: usize, base: u32) -> Option<u32> {
+        LineCodes::iter(block, n, base).nth(i).flatten()
     }
 }
 
@@ -492,8 +497,8 @@ impl Doc {
             } else {
                 return;
             };
-            for (i, (h, v)) in kids.into_iter().enumerate() {
-                let line = node.child_line(i, base);
+            let lines = node.child_lines(kids.len(), base);
+            for ((h, v), line) in kids.into_iter().zip(lines) {
                 if let Some(l) = line {
                     out.push((h, l));
                 }
@@ -730,19 +735,33 @@ impl<'a> ValueRef<'a> {
         Some((n, &self.0[at..at + len]))
     }
 
-    /// The line of a container's child at `i`, its lines written against `base` (see [`Writer::container`]).
-    fn child_line(self, i: usize, base: u32) -> Option<u32> {
+    /// A container's lines block and child count, if it has one.
+    fn lines_block(self) -> Option<(&'a [u8], usize)> {
         if !matches!(self.tag(), ARRAY | OBJECT) {
             return None;
         }
         let mut at = 1;
         let word = varint(self.0, &mut at);
         at += varsize(self.0, &mut at);
-        if word & 1 == 0 || (word >> 1) <= i as u64 {
+        if word & 1 == 0 {
             return None;
         }
         let len = varsize(self.0, &mut at);
-        LineCodes::read(&self.0[at..at + len], (word >> 1) as usize, i, base)
+        Some((&self.0[at..at + len], usize::try_from(word >> 1).unwrap_or(usize::MAX)))
+    }
+
+    /// The line of a container's child at `i`, its lines written against `base` (see [`Writer::container`]).
+    fn child_line(self, i: usize, base: u32) -> Option<u32> {
+        let (block, n) = self.lines_block()?;
+        (i < n).then(|| LineCodes::read(block, n, i, base)).flatten()
+    }
+
+    /// The lines of a container's `n` children in order, `None` for each when it has no lines block.
+    fn child_lines(self, n: usize, base: u32) -> impl Iterator<Item = Option<u32>> + 'a {
+        let block = self.lines_block();
+        let known = block.map(|(b, m)| LineCodes::iter(b, m, base));
+        let none = block.is_none().then(|| std::iter::repeat_n(None, n));
+        known.into_iter().flatten().chain(none.into_iter().flatten())
     }
 
     /// The value at a map key or array position.
@@ -1579,5 +1598,22 @@ mod tests {
         }
         // Consecutive keys take two bits each: five children in two bytes.
         assert_eq!(LineCodes::write([2, 3, 4, 5, 6].into_iter().map(Some), 1).len(), 2);
+    }
+
+    #[test]
+    fn every_line_of_a_long_array_is_read_in_one_pass() {
+        // A file's object with a status is written again without it, reading every field's line: a hostile
+        // file's long array must cost its length, not its square (100,000 items took 12 s read one by one).
+        let n = 100_000;
+        let items: Vec<serde_json::Value> = (0..n).map(|i| serde_json::json!(i)).collect();
+        let v = Value::from(serde_json::json!({"data": {"list": items}, "status": {"x": 1}}));
+        let mut fields = vec![("data".to_string(), 2), ("data.list".to_string(), 3), ("status".to_string(), 5)];
+        fields.extend((0..n).map(|i| (format!("data.list[{i}]"), 10 + i as u32)));
+        let pairs: Vec<(&str, u32)> = fields.iter().map(|(p, l)| (p.as_str(), *l)).collect();
+        let d = Doc::with_lines(&v, &table(LineTable::ROOT, &pairs), LineTable::ROOT, 1);
+        assert_eq!(d.line_entries().len(), n + 3);
+        let without = d.without("status");
+        assert_eq!(without.line_at(&format!("data.list[{}]", n - 1)), Some(10 + n as u32 - 1));
+        assert_eq!(without.line_at("status"), None);
     }
 }

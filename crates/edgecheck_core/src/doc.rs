@@ -462,17 +462,11 @@ impl Doc {
         })
     }
 
-    /// The line the root's children are written against, when the document has lines.
-    fn base(&self) -> Option<u32> {
-        let mut at = node_len(&self.0);
-        (at < self.0.len()).then(|| u32::try_from(varint(&self.0, &mut at)).unwrap_or(u32::MAX))
-    }
-
     /// The line of the field at `path` (`spec.tls[0].secretName`,
     /// `metadata.annotations["alb.ingress.kubernetes.io/listen-ports"]`; see [`LineTable::hash_path`]): `None`
     /// when the field is not there, its line is not known, or `path` is empty.
     pub fn line_at(&self, path: &str) -> Option<u32> {
-        let mut base = self.base()?;
+        let mut base = self.line_base()?;
         let (mut node, mut line) = (self.root(), None);
         for step in PathStep::parse(path) {
             let (i, child) = match step {
@@ -506,31 +500,36 @@ impl Doc {
             }
         }
         let mut out = Vec::new();
-        if let Some(base) = self.base() {
+        if let Some(base) = self.line_base() {
             walk(self.root(), LineTable::ROOT, base, &mut out);
         }
         out
     }
 
-    /// The line the document's lines are written against ([`Doc::with_lines`]'s `base`), if it has lines.
+    /// The line the document's lines are written against ([`Doc::with_lines`]'s `base`; it follows the root
+    /// node), if it has lines.
     pub fn line_base(&self) -> Option<u32> {
-        self.base()
+        let mut at = node_len(&self.0);
+        (at < self.0.len()).then(|| u32::try_from(varint(&self.0, &mut at)).unwrap_or(u32::MAX))
+    }
+
+    /// `v` written with the lines `from` holds for the same paths.
+    fn with_lines_of(v: &Value, from: &Doc) -> Doc {
+        match from.line_base() {
+            Some(base) => Doc::with_lines(v, &LineTable::from_entries(from.line_entries()), LineTable::ROOT, base),
+            None => Doc::new(v),
+        }
     }
 
     /// This document with the lines of `from`'s fields at the same paths (a rendered object shown at the
     /// object of its source it was made from).
     pub fn relined(&self, from: &Doc) -> Doc {
-        match from.base() {
-            Some(base) => {
-                Doc::with_lines(&self.to_value(), &LineTable::from_entries(from.line_entries()), LineTable::ROOT, base)
-            }
-            None => self.without_lines(),
-        }
+        Doc::with_lines_of(&self.to_value(), from)
     }
 
     /// This document without its lines.
     pub fn without_lines(&self) -> Doc {
-        if self.base().is_none() {
+        if self.line_base().is_none() {
             self.clone()
         } else {
             Doc::new(&self.to_value())
@@ -543,10 +542,7 @@ impl Doc {
         if let Some(m) = v.as_object_mut() {
             m.remove(key);
         }
-        match self.base() {
-            Some(base) => Doc::with_lines(&v, &LineTable::from_entries(self.line_entries()), LineTable::ROOT, base),
-            None => Doc::new(&v),
-        }
+        Doc::with_lines_of(&v, self)
     }
 
     /// The document's root.

@@ -193,3 +193,82 @@ pub fn prune(dir: &Path) {
         let _ = std::fs::remove_file(p);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An entry read back gives the objects as they were stored: the same values, file lines and the line of
+    /// every field (the document's lines), for a plain object and for a `List`'s item; a Secret's value is not
+    /// in the file; an entry of another format is not read.
+    #[test]
+    fn objects_read_back_with_their_lines_and_no_secret() {
+        let text = "\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: web
+  namespace: shop
+spec:
+  template:
+    spec:
+      containers:
+        - name: web
+          image: web:1
+          ports: [{containerPort: 8080}]
+---
+apiVersion: v1
+kind: List
+items:
+  - apiVersion: v1
+    kind: Service
+    metadata: {name: web, namespace: shop}
+    spec:
+      ports:
+        - port: 80
+          targetPort: 8080
+  - apiVersion: v1
+    kind: Secret
+    metadata: {name: creds, namespace: shop}
+    stringData:
+      password: planted-cache-secret-8d1f
+";
+        let objects = edgecheck_load::load_text("apps/web.yaml", text).objects;
+        assert_eq!(objects.len(), 3);
+        let dir = tempfile::tempdir().unwrap();
+        store(dir.path(), "k", "kustomize v5", &HashSet::new(), &objects);
+        let stored = std::fs::read_to_string(dir.path().join("k.json")).unwrap();
+        assert!(!stored.contains("planted-cache-secret-8d1f"), "a Secret's value is not stored");
+
+        let (tool, _, back) = load(dir.path(), "k").expect("entry");
+        assert_eq!(tool, "kustomize v5");
+        assert_eq!(back.len(), objects.len());
+        let paths = [
+            "metadata.name",
+            "spec.template.spec.containers[0].image",
+            "spec.template.spec.containers[0].ports[0].containerPort",
+            "spec.ports[0].targetPort",
+            "stringData.password",
+            "spec.nope",
+        ];
+        for (a, b) in objects.iter().zip(&back) {
+            assert_eq!(
+                (a.name.as_str(), a.source.line(), a.source.file()),
+                (b.name.as_str(), b.source.line(), b.source.file())
+            );
+            assert_eq!(a.value, b.value);
+            for p in paths {
+                assert_eq!(a.field_line(p), b.field_line(p), "{} {p}", a.name);
+            }
+        }
+        // The values the lines were checked against are there.
+        assert_eq!(back[0].field_line("spec.template.spec.containers[0].image"), Some(11));
+        assert_eq!(back[1].field_line("spec.ports[0].targetPort"), Some(23));
+        assert_eq!(back[2].field_line("stringData.password"), Some(28));
+
+        // Another format's entry is not read.
+        std::fs::write(dir.path().join("k.json"), stored.replacen(&format!("\"format\":{FORMAT}"), "\"format\":2", 1))
+            .unwrap();
+        assert!(load(dir.path(), "k").is_none());
+    }
+}
